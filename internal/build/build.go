@@ -1,0 +1,19 @@
+// Package build holds facts about the running binary that the linker sets.
+package build
+
+import "runtime/debug"
+
+// Version is set with -ldflags "-X github.com/spiritagents/spirit/internal/build.Version=…".
+// When it is left at "dev", the module version from the build info is used if there is one.
+var Version = "dev"
+
+// String returns the version of this binary.
+func String() string {
+	if Version != "dev" {
+		return Version
+	}
+	if info, ok := debug.ReadBuildInfo(); ok && info.Main.Version != "" && info.Main.Version != "(devel)" {
+		return info.Main.Version
+	}
+	return Version
+}

@@ -1,0 +1,102 @@
+package cli
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// Exit codes, as DESIGN.md fixes them.
+const (
+	ExitOK       = 0
+	ExitFailure  = 1
+	ExitUsage    = 2
+	ExitProblems = 3
+)
+
+// usageError is a mistake in how the command was called.
+type usageError struct{ err error }
+
+func (e *usageError) Error() string { return e.err.Error() }
+func (e *usageError) Unwrap() error { return e.err }
+
+func usageErrorf(format string, a ...any) error {
+	return &usageError{fmt.Errorf(format, a...)}
+}
+
+// problemsError says that a check ran and found problems: exit 3. The
+// problems themselves were already printed, so its message may be empty.
+type problemsError struct{ msg string }
+
+func (e *problemsError) Error() string { return e.msg }
+
+// hinted attaches a remedy to an error.
+type hinted struct {
+	err  error
+	hint string
+}
+
+func (e *hinted) Error() string { return e.err.Error() }
+func (e *hinted) Unwrap() error { return e.err }
+func (e *hinted) Hint() string  { return e.hint }
+
+// withHint returns err with a hint line that says what to do about it.
+func withHint(err error, hint string) error {
+	if err == nil {
+		return nil
+	}
+	return &hinted{err: err, hint: hint}
+}
+
+// exitCode maps an error to the process exit code.
+func exitCode(err error) int {
+	var ue *usageError
+	var pe *problemsError
+	switch {
+	case err == nil:
+		return ExitOK
+	case errors.As(err, &ue):
+		return ExitUsage
+	case errors.As(err, &pe):
+		return ExitProblems
+	}
+	return ExitFailure
+}
+
+// hintOf returns the first hint in err's chain.
+func hintOf(err error) string {
+	var h interface{ Hint() string }
+	if errors.As(err, &h) {
+		return h.Hint()
+	}
+	return ""
+}
+
+// printError writes err as `Error: …` and a hint line, or as one JSON object
+// when --json is set.
+func printError(w io.Writer, err error, asJSON bool) {
+	code := exitCode(err)
+	msg := err.Error()
+	hint := hintOf(err)
+	if code == ExitUsage && hint == "" {
+		hint = "run with --help for usage"
+	}
+	if asJSON {
+		enc := json.NewEncoder(w)
+		enc.SetEscapeHTML(false)
+		_ = enc.Encode(struct {
+			Error    string `json:"error"`
+			Hint     string `json:"hint,omitempty"`
+			ExitCode int    `json:"exitCode"`
+		}{msg, hint, code})
+		return
+	}
+	if msg != "" {
+		fmt.Fprintf(w, "Error: %s\n", strings.TrimRight(msg, "\n"))
+	}
+	if hint != "" {
+		fmt.Fprintf(w, "Hint: %s\n", hint)
+	}
+}

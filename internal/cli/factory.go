@@ -1,0 +1,77 @@
+package cli
+
+import (
+	"net/http"
+	"os"
+	"time"
+
+	"github.com/spiritagents/spirit/internal/iostreams"
+	"github.com/spiritagents/spirit/internal/paths"
+)
+
+// GlobalOptions are the flags every command shares.
+type GlobalOptions struct {
+	DataDir  string
+	Host     string
+	JSON     bool
+	Registry string
+	Verbose  bool
+}
+
+// Factory makes the dependencies of commands, lazily, so a test can replace
+// any of them.
+type Factory struct {
+	IO     *iostreams.IOStreams
+	Getenv func(string) string
+	Now    func() time.Time
+	// HTTPClient returns the client for registry, marketplace and npm traffic.
+	HTTPClient func() *http.Client
+	Global     GlobalOptions
+}
+
+// NewFactory returns the Factory of a real process.
+func NewFactory() *Factory {
+	return &Factory{
+		IO:         iostreams.System(),
+		Getenv:     os.Getenv,
+		Now:        time.Now,
+		HTTPClient: func() *http.Client { return &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()} },
+	}
+}
+
+// HostKind returns the host chosen with --host, SPIRIT_HOST, or cli.
+func (f *Factory) HostKind() (paths.Host, error) {
+	h := f.Global.Host
+	if h == "" {
+		h = f.Getenv("SPIRIT_HOST")
+	}
+	if h == "" {
+		return paths.HostCLI, nil
+	}
+	host, err := paths.ParseHost(h)
+	if err != nil {
+		return "", usageErrorf("%v", err)
+	}
+	return host, nil
+}
+
+// Paths returns the install tree of the chosen host.
+func (f *Factory) Paths() (*paths.Paths, error) {
+	host, err := f.HostKind()
+	if err != nil {
+		return nil, err
+	}
+	dir, err := paths.ResolveDataDir(f.Global.DataDir, f.Getenv)
+	if err != nil {
+		return nil, err
+	}
+	return paths.New(dir, host), nil
+}
+
+// RegistrySource returns --registry, else SPIRIT_REGISTRY, else "" (the default index).
+func (f *Factory) RegistrySource() string {
+	if f.Global.Registry != "" {
+		return f.Global.Registry
+	}
+	return f.Getenv("SPIRIT_REGISTRY")
+}

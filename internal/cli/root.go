@@ -1,0 +1,119 @@
+// Package cli wires spirit's commands with cobra. It is the only package
+// that talks to the terminal: it maps errors to exit codes and hint lines,
+// and chooses between human and --json output.
+package cli
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/spiritagents/spirit/internal/build"
+)
+
+// Main runs spirit with the process's arguments and returns the exit code.
+func Main() int {
+	return Run(NewFactory(), nil)
+}
+
+// Run runs spirit with f and args (nil means os.Args[1:]) and returns the exit code.
+func Run(f *Factory, args []string) int {
+	started := false
+	root := newCmdRoot(f, &started)
+	if args != nil {
+		root.SetArgs(args)
+	}
+	err := root.Execute()
+	if err == nil {
+		return ExitOK
+	}
+	// Anything that fails before a command starts running is a mistake in
+	// the call itself: an unknown command or flag, or a wrong argument count.
+	var ue *usageError
+	if !started && !errors.As(err, &ue) {
+		err = &usageError{err}
+	}
+	printError(f.IO.ErrOut, err, f.Global.JSON)
+	return exitCode(err)
+}
+
+func newCmdRoot(f *Factory, started *bool) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "spirit <command>",
+		Short: "Extension manager, marketplace client, registry builder and host for Spirit Agent",
+		Long: `spirit validates, installs, updates and runs Spirit Agent extensions, builds the
+marketplace index, and serves installed extensions to any agent over MCP.
+
+It reads and writes the same data directory as the Spirit Agent apps.`,
+		Example: `  spirit extension validate ./my-ext
+  spirit extension install ./my-ext.zip
+  spirit extension list --json
+  spirit registry build --root ./registry-repo`,
+		SilenceErrors: true,
+		SilenceUsage:  true,
+		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
+			*started = true
+			if _, err := f.HostKind(); err != nil {
+				return err
+			}
+			return nil
+		},
+		Version: build.String(),
+	}
+	cmd.SetOut(f.IO.Out)
+	cmd.SetErr(f.IO.ErrOut)
+	cmd.SetVersionTemplate("spirit {{.Version}}\n")
+	cmd.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return &usageError{err} })
+
+	pf := cmd.PersistentFlags()
+	pf.StringVar(&f.Global.DataDir, "data-dir", "", "Spirit Agent data directory (env SPIRIT_AGENT_DATA_DIR)")
+	pf.StringVar(&f.Global.Host, "host", "", "host whose extensions to manage: cli or desktop (env SPIRIT_HOST; default cli)")
+	pf.BoolVar(&f.Global.JSON, "json", false, "print machine-readable JSON, also for errors")
+	pf.StringVar(&f.Global.Registry, "registry", "", "marketplace index: https URL, directory or git+URL (env SPIRIT_REGISTRY)")
+	pf.BoolVarP(&f.Global.Verbose, "verbose", "v", false, "say more about what is done")
+	_ = cmd.RegisterFlagCompletionFunc("host", cobra.FixedCompletions([]string{"cli", "desktop"}, cobra.ShellCompDirectiveNoFileComp))
+
+	cmd.AddCommand(
+		newCmdVersion(f),
+		newCmdExtension(f),
+	)
+	addRegistryCommands(cmd, f)
+	addMCPCommands(cmd, f)
+	return cmd
+}
+
+// groupRunE makes a command that only groups others fail with a usage error
+// when it is called on its own.
+func groupRunE(cmd *cobra.Command, args []string) error {
+	return usageErrorf("%s needs a subcommand: %s", cmd.CommandPath(), subcommandNames(cmd))
+}
+
+func subcommandNames(cmd *cobra.Command) string {
+	s := ""
+	for _, c := range cmd.Commands() {
+		if !c.IsAvailableCommand() {
+			continue
+		}
+		if s != "" {
+			s += ", "
+		}
+		s += c.Name()
+	}
+	return s
+}
+
+func newCmdVersion(f *Factory) *cobra.Command {
+	return &cobra.Command{
+		Use:   "version",
+		Short: "Print the version of spirit",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if f.Global.JSON {
+				return writeJSON(f.IO.Out, map[string]string{"version": build.String()})
+			}
+			_, err := fmt.Fprintf(f.IO.Out, "spirit %s\n", build.String())
+			return err
+		},
+	}
+}

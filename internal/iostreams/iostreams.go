@@ -1,0 +1,54 @@
+// Package iostreams holds the standard streams of a command and knows
+// whether they are terminals, so commands decide once how to print.
+package iostreams
+
+import (
+	"bytes"
+	"io"
+	"os"
+
+	"golang.org/x/term"
+)
+
+// IOStreams are the streams a command reads and writes.
+type IOStreams struct {
+	In     io.Reader
+	Out    io.Writer
+	ErrOut io.Writer
+
+	inTTY, outTTY, errTTY bool
+}
+
+// System returns the process's own streams.
+func System() *IOStreams {
+	return &IOStreams{
+		In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr,
+		inTTY:  isTerminal(os.Stdin),
+		outTTY: isTerminal(os.Stdout),
+		errTTY: isTerminal(os.Stderr),
+	}
+}
+
+// Test returns streams backed by buffers, none of them a terminal.
+func Test() (ios *IOStreams, in, out, errOut *bytes.Buffer) {
+	in, out, errOut = &bytes.Buffer{}, &bytes.Buffer{}, &bytes.Buffer{}
+	return &IOStreams{In: in, Out: out, ErrOut: errOut}, in, out, errOut
+}
+
+// SetTTY marks all three streams as terminals or not (for tests).
+func (s *IOStreams) SetTTY(tty bool) { s.inTTY, s.outTTY, s.errTTY = tty, tty, tty }
+
+// IsStdinTTY reports whether standard input is a terminal.
+func (s *IOStreams) IsStdinTTY() bool { return s.inTTY }
+
+// IsStdoutTTY reports whether standard output is a terminal.
+func (s *IOStreams) IsStdoutTTY() bool { return s.outTTY }
+
+// IsStderrTTY reports whether standard error is a terminal: progress and
+// decorations are drawn only then.
+func (s *IOStreams) IsStderrTTY() bool { return s.errTTY }
+
+// CanPrompt reports whether the user can be asked a question.
+func (s *IOStreams) CanPrompt() bool { return s.inTTY && s.errTTY }
+
+func isTerminal(f *os.File) bool { return term.IsTerminal(int(f.Fd())) }
