@@ -6,6 +6,8 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"os"
+	"slices"
 
 	"github.com/spf13/cobra"
 
@@ -33,6 +35,13 @@ func Run(f *Factory, args []string) int {
 	var ue *usageError
 	if !started && !errors.As(err, &ue) {
 		err = &usageError{err}
+	}
+	if !started && !f.Global.JSON {
+		// cobra finds an unknown command before it parses flags.
+		if args == nil {
+			args = os.Args[1:]
+		}
+		f.Global.JSON = slices.Contains(args, "--json")
 	}
 	printError(f.IO.ErrOut, err, f.Global.JSON)
 	return exitCode(err)
