@@ -1,0 +1,256 @@
+package npm
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/base64"
+	"net/url"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+)
+
+// DefaultRegistry is the public npm registry.
+const DefaultRegistry = "https://registry.npmjs.org/"
+
+// ParseNpmrc parses the ini text of an .npmrc into key/value pairs, in
+// order. Comments (; and #), section headers and array keys (key[]) are
+// skipped; quoted values are unquoted; "${VAR}" (and "${VAR?}") in keys and
+// values is replaced from getenv (unset variables become ""). It never
+// fails: a line it cannot read is skipped, as npm does.
+func ParseNpmrc(data []byte, getenv func(string) string) map[string]string {
+	out := map[string]string{}
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(make([]byte, 0, 4096), 1<<20)
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" || line[0] == ';' || line[0] == '#' || line[0] == '[' {
+			continue
+		}
+		k, v, ok := strings.Cut(line, "=")
+		k, v = strings.TrimSpace(k), strings.TrimSpace(v)
+		if !ok || k == "" || strings.HasSuffix(k, "[]") {
+			continue
+		}
+		if len(v) >= 2 && (v[0] == '"' && v[len(v)-1] == '"' || v[0] == '\'' && v[len(v)-1] == '\'') {
+			v = v[1 : len(v)-1]
+		}
+		out[expandEnv(k, getenv)] = expandEnv(v, getenv)
+	}
+	return out
+}
+
+var envRe = regexp.MustCompile(`(\\*)\$\{([^${}?]+)(\?)?\}`)
+
+// expandEnv replaces ${VAR} as npm does; a backslash escapes it.
+func expandEnv(s string, getenv func(string) string) string {
+	if !strings.Contains(s, "${") {
+		return s
+	}
+	return envRe.ReplaceAllStringFunc(s, func(m string) string {
+		sub := envRe.FindStringSubmatch(m)
+		esc := len(sub[1])
+		if esc%2 == 1 {
+			return strings.Repeat(`\`, (esc-1)/2) + m[esc:]
+		}
+		return strings.Repeat(`\`, esc/2) + getenv(sub[2])
+	})
+}
+
+// credential is the Authorization header value for one registry prefix.
+type credential struct {
+	prefix string // nerf-darted: //host[:port]/path/
+	header string // "Bearer …" or "Basic …"
+}
+
+// settings is what the client takes from the environment and .npmrc files.
+type settings struct {
+	registry string            // default registry, with a trailing slash, no userinfo
+	scopes   map[string]string // "@scope" → registry
+	creds    []credential      // longest prefix first
+}
+
+// loadSettings resolves the registry and credentials from cfg, the
+// environment, the project .npmrc and ~/.npmrc.
+func loadSettings(cfg Config, getenv func(string) string) (*settings, error) {
+	merged := map[string]string{}
+	var files []string
+	if cfg.HomeDir != "" {
+		files = append(files, filepath.Join(cfg.HomeDir, ".npmrc"))
+	}
+	if cfg.WorkDir != "" {
+		files = append(files, filepath.Join(cfg.WorkDir, ".npmrc"))
+	}
+	if u := getenv("npm_config_userconfig"); u != "" {
+		files = append(files[:0:0], u)
+		if cfg.WorkDir != "" {
+			files = append(files, filepath.Join(cfg.WorkDir, ".npmrc"))
+		}
+	}
+	for _, f := range files { // later files (the project's) win
+		data, err := os.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		for k, v := range ParseNpmrc(data, getenv) {
+			merged[k] = v
+		}
+	}
+	s := &settings{scopes: map[string]string{}}
+	reg := cfg.Registry
+	for _, src := range []string{getenv("npm_config_registry"), getenv("NPM_CONFIG_REGISTRY"), merged["registry"], DefaultRegistry} {
+		if reg != "" {
+			break
+		}
+		reg = src
+	}
+	var err error
+	var userinfo *credential
+	if s.registry, userinfo, err = normalizeRegistry(reg); err != nil {
+		return nil, err
+	}
+	if userinfo != nil {
+		s.creds = append(s.creds, *userinfo)
+	}
+	for k, v := range merged {
+		switch {
+		case strings.HasPrefix(k, "@") && strings.HasSuffix(k, ":registry"):
+			r, ui, err := normalizeRegistry(v)
+			if err != nil {
+				return nil, err
+			}
+			s.scopes[strings.TrimSuffix(k, ":registry")] = r
+			if ui != nil {
+				s.creds = append(s.creds, *ui)
+			}
+		case strings.HasPrefix(k, "//"):
+			i := strings.LastIndex(k, ":")
+			if i < 0 {
+				continue
+			}
+			prefix, field := k[:i], k[i+1:]
+			if !strings.HasSuffix(prefix, "/") {
+				prefix += "/"
+			}
+			switch field {
+			case "_authToken":
+				if v != "" {
+					s.creds = append(s.creds, credential{prefix, "Bearer " + v})
+				}
+			case "_auth":
+				if v != "" {
+					s.creds = append(s.creds, credential{prefix, "Basic " + v})
+				}
+			case "username":
+				pw, err := base64.StdEncoding.DecodeString(merged[k[:i]+":_password"])
+				if err == nil && v != "" {
+					s.creds = append(s.creds, credential{prefix, basic(v, string(pw))})
+				}
+			}
+		}
+	}
+	if a := merged["_auth"]; a != "" {
+		s.creds = append(s.creds, credential{nerfDart(s.registry), "Basic " + a})
+	}
+	// Longest prefix first; among equal prefixes the more specific field
+	// order above is kept stable.
+	slices.SortStableFunc(s.creds, func(a, b credential) int { return len(b.prefix) - len(a.prefix) })
+	return s, nil
+}
+
+func basic(user, pass string) string {
+	return "Basic " + base64.StdEncoding.EncodeToString([]byte(user+":"+pass))
+}
+
+// normalizeRegistry checks a registry URL, gives it a trailing slash, and
+// moves any user:password out of it into a credential.
+func normalizeRegistry(r string) (string, *credential, error) {
+	u, err := url.Parse(strings.TrimSpace(r))
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return "", nil, &ConfigError{Msg: "registry " + Redact(r) + " is not an http(s) URL"}
+	}
+	var cred *credential
+	if u.User != nil {
+		pass, _ := u.User.Password()
+		user := u.User.Username()
+		u.User = nil
+		cred = &credential{nerfDart(u.String()), basic(user, pass)}
+	}
+	u.RawQuery, u.Fragment = "", ""
+	if !strings.HasSuffix(u.Path, "/") {
+		u.Path += "/"
+		if u.RawPath != "" {
+			u.RawPath += "/"
+		}
+	}
+	if cred != nil {
+		cred.prefix = nerfDart(u.String())
+	}
+	return u.String(), cred, nil
+}
+
+// nerfDart turns a URL into npm's credential key: //host[:port]/path/
+// without scheme, query or the last path element after the final slash.
+func nerfDart(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return ""
+	}
+	p := u.EscapedPath()
+	if i := strings.LastIndex(p, "/"); i >= 0 {
+		p = p[:i+1]
+	} else {
+		p = "/"
+	}
+	return "//" + u.Host + p
+}
+
+// authFor returns the Authorization header for a request URL: the
+// credential whose prefix is the longest prefix of the URL's host and
+// path, or "".
+func (s *settings) authFor(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil || u.Host == "" {
+		return ""
+	}
+	key := "//" + u.Host + u.EscapedPath()
+	for _, c := range s.creds {
+		if strings.HasPrefix(key, c.prefix) {
+			return c.header
+		}
+	}
+	return ""
+}
+
+// registryFor returns the registry of a package name.
+func (s *settings) registryFor(name string) string {
+	if scope, _, ok := strings.Cut(name, "/"); ok && strings.HasPrefix(scope, "@") {
+		if r, ok := s.scopes[scope]; ok {
+			return r
+		}
+	}
+	return s.registry
+}
+
+// ConfigError is a bad registry setting.
+type ConfigError struct{ Msg string }
+
+func (e *ConfigError) Error() string { return "npm configuration: " + e.Msg }
+
+// Redact returns a URL without its user:password; a string that is not a
+// URL is returned as "<invalid URL>" when it may hold credentials.
+func Redact(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		if strings.Contains(raw, "@") {
+			return "<invalid URL>"
+		}
+		return raw
+	}
+	if u.User != nil {
+		u.User = nil
+	}
+	return u.String()
+}

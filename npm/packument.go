@@ -1,0 +1,345 @@
+package npm
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/Masterminds/semver/v3"
+)
+
+// Packument is the part of a package document (abbreviated or full) that
+// version choice needs.
+type Packument struct {
+	Name     string                      `json:"name"`
+	DistTags map[string]string           `json:"dist-tags"`
+	Versions map[string]PackumentVersion `json:"versions"`
+}
+
+// PackumentVersion is one entry of a packument's versions.
+type PackumentVersion struct {
+	Name       string          `json:"name"`
+	Version    string          `json:"version"`
+	Deprecated json.RawMessage `json:"deprecated,omitempty"`
+	Dist       Dist            `json:"dist"`
+}
+
+// Dist locates and verifies a version's tarball.
+type Dist struct {
+	Tarball   string `json:"tarball"`
+	Integrity string `json:"integrity"`
+	Shasum    string `json:"shasum"`
+}
+
+// deprecated reports whether the entry carries a non-empty deprecation.
+func (v PackumentVersion) deprecated() bool {
+	d := strings.TrimSpace(string(v.Deprecated))
+	return d != "" && d != "null" && d != `""` && d != "false"
+}
+
+// ParsePackument decodes a packument and checks that it is an object with
+// a versions map; entries whose key is not strict semver are dropped.
+func ParsePackument(data []byte) (*Packument, error) {
+	var p Packument
+	if err := json.Unmarshal(data, &p); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrBadPackument, err)
+	}
+	if p.Versions == nil && p.DistTags == nil {
+		return nil, fmt.Errorf("%w: no versions and no dist-tags", ErrBadPackument)
+	}
+	for k := range p.Versions {
+		if _, err := semver.StrictNewVersion(k); err != nil {
+			delete(p.Versions, k)
+		}
+	}
+	return &p, nil
+}
+
+// Resolved is the version a spec resolved to.
+type Resolved struct {
+	Name, Version string
+	TarballURL    string // never with credentials
+	Integrity     string // dist.integrity as published (may be empty)
+	Shasum        string // dist.shasum as published (may be empty)
+	Registry      string // the registry it came from, without credentials
+}
+
+const (
+	acceptAbbreviated = "application/vnd.npm.install-v1+json; q=1.0, application/json; q=0.8, */*"
+	acceptFull        = "application/json"
+)
+
+// packumentURL returns the document URL of name: scoped names are
+// encoded as npm encodes them (@scope%2fname).
+func packumentURL(registry, name string) string {
+	return registry + strings.Replace(url.PathEscape(name), "%40", "@", 1)
+}
+
+// Resolve chooses the version spec names, as npm would.
+func (c *Client) Resolve(ctx context.Context, spec Spec) (*Resolved, error) {
+	if !ValidName(spec.Name) {
+		return nil, fmt.Errorf("%w: %q is not a valid package name", ErrInvalidSpec, spec.Name)
+	}
+	if spec.Range != "" && !validRange(spec.Range) {
+		return nil, fmt.Errorf("%w: %q is neither a semver range nor a dist-tag", ErrInvalidSpec, spec.Range)
+	}
+	reg := c.set.registryFor(spec.Name)
+	u := packumentURL(reg, spec.Name)
+	data, err := c.document(ctx, u, acceptAbbreviated, spec.Name)
+	full := false
+	var he *HTTPError
+	if errors.As(err, &he) && (he.Status == http.StatusNotAcceptable || he.Status == http.StatusUnsupportedMediaType) {
+		data, err = c.document(ctx, u, acceptFull, spec.Name)
+		full = true
+	}
+	if err != nil {
+		return nil, c.describe(err, spec.Name, reg)
+	}
+	for {
+		p, err := ParsePackument(data)
+		if err != nil {
+			return nil, fmt.Errorf("package %s from %s: %w", spec.Name, reg, err)
+		}
+		if p.Name != "" && p.Name != spec.Name {
+			return nil, fmt.Errorf("%w: asked for %s, the registry sent %s", ErrBadPackument, spec.Name, p.Name)
+		}
+		v, err := Pick(p, spec.Name, spec.Range)
+		if err != nil {
+			return nil, err
+		}
+		d := p.Versions[v].Dist
+		if (d.Tarball == "" || (d.Integrity == "" && d.Shasum == "")) && !full {
+			// An abbreviated document without dist: ask for the full one.
+			if data, err = c.document(ctx, u, acceptFull, spec.Name); err != nil {
+				return nil, c.describe(err, spec.Name, reg)
+			}
+			full = true
+			continue
+		}
+		if d.Tarball == "" {
+			return nil, fmt.Errorf("%w: %s@%s has no dist.tarball", ErrBadPackument, spec.Name, v)
+		}
+		tu, err := url.Parse(reg)
+		if err == nil {
+			tu, err = tu.Parse(d.Tarball)
+		}
+		if err != nil || (tu.Scheme != "http" && tu.Scheme != "https") {
+			return nil, fmt.Errorf("%w: %s@%s: tarball URL %q is not http(s)", ErrBadPackument, spec.Name, v, Redact(d.Tarball))
+		}
+		tu.User = nil
+		return &Resolved{Name: spec.Name, Version: v, TarballURL: tu.String(),
+			Integrity: d.Integrity, Shasum: d.Shasum, Registry: reg}, nil
+	}
+}
+
+// describe wraps a fetch error with the package and a remedy-minded text.
+func (c *Client) describe(err error, name, reg string) error {
+	switch {
+	case errors.Is(err, ErrNotFound):
+		return fmt.Errorf("package %s not found in %s: %w", name, reg, err)
+	case errors.Is(err, ErrUnauthorized):
+		return fmt.Errorf("package %s in %s: %w (check the _authToken for this registry in .npmrc): %w", name, reg, ErrUnauthorized, err)
+	}
+	return fmt.Errorf("package %s from %s: %w", name, reg, err)
+}
+
+// FullPackument returns the raw full packument of name (plain Accept,
+// never the abbreviated form), revalidated with its ETag.
+func (c *Client) FullPackument(ctx context.Context, name string) ([]byte, error) {
+	if !ValidName(name) {
+		return nil, fmt.Errorf("%w: %q is not a valid package name", ErrInvalidSpec, name)
+	}
+	reg := c.set.registryFor(name)
+	data, err := c.document(ctx, packumentURL(reg, name), acceptFull, name)
+	if err != nil {
+		return nil, c.describe(err, name, reg)
+	}
+	if !json.Valid(data) {
+		return nil, fmt.Errorf("package %s from %s: %w: not JSON", name, reg, ErrBadPackument)
+	}
+	return data, nil
+}
+
+// docMeta is the cache record beside a cached document.
+type docMeta struct {
+	URL  string `json:"url"`
+	ETag string `json:"etag,omitempty"`
+}
+
+// docPaths returns the cache files of a document, or "" without a cache.
+func (c *Client) docPaths(u, accept string) (body, meta string) {
+	if c.cfg.CacheDir == "" {
+		return "", ""
+	}
+	sum := sha256.Sum256([]byte(accept + "\n" + Redact(u)))
+	base := filepath.Join(c.cfg.CacheDir, "npm", "packuments", hex.EncodeToString(sum[:16]))
+	return base + ".json", base + ".meta"
+}
+
+// document GETs a packument, revalidating a cached copy with If-None-Match.
+func (c *Client) document(ctx context.Context, u, accept, name string) ([]byte, error) {
+	bodyPath, metaPath := c.docPaths(u, accept)
+	var cached []byte
+	var meta docMeta
+	if bodyPath != "" {
+		if b, err := os.ReadFile(bodyPath); err == nil {
+			if m, err := os.ReadFile(metaPath); err == nil && json.Unmarshal(m, &meta) == nil {
+				cached = b
+			}
+		}
+	}
+	if c.cfg.Offline {
+		if cached == nil {
+			return nil, &OfflineError{What: "the packument of " + name}
+		}
+		return cached, nil
+	}
+	h := http.Header{"Accept": {accept}}
+	if cached != nil && meta.ETag != "" {
+		h.Set("If-None-Match", meta.ETag)
+	}
+	resp, err := c.get(ctx, u, h)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.body.Close()
+	if resp.status == http.StatusNotModified {
+		if cached == nil {
+			return nil, fmt.Errorf("GET %s: %w: 304 without a cached copy", resp.url, ErrBadPackument)
+		}
+		return cached, nil
+	}
+	data, err := io.ReadAll(io.LimitReader(resp.body, maxPackumentSize+1))
+	if err != nil {
+		return nil, fmt.Errorf("GET %s: %w", resp.url, err)
+	}
+	if len(data) > maxPackumentSize {
+		return nil, fmt.Errorf("GET %s: %w: larger than %d bytes", resp.url, ErrBadPackument, maxPackumentSize)
+	}
+	if bodyPath != "" {
+		m, _ := json.Marshal(docMeta{URL: Redact(u), ETag: resp.header.Get("ETag")})
+		// The cache is an optimisation: failing to write it is not an error.
+		if writeFileAtomic(bodyPath, data) == nil {
+			_ = writeFileAtomic(metaPath, m)
+		}
+	}
+	return data, nil
+}
+
+// writeFileAtomic writes data to a temp file beside path and renames it.
+func writeFileAtomic(path string, data []byte) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(filepath.Dir(path), ".tmp-*")
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(data)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), path)
+	}
+	if err != nil {
+		os.Remove(f.Name())
+	}
+	return err
+}
+
+var preRe = regexp.MustCompile(`(\d+)\.(\d+)\.(\d+)-[0-9A-Za-z.-]+`)
+
+// Pick chooses the version of p that rng names, as npm does: a dist-tag
+// names its version; for a range, "latest" when it satisfies the range (or
+// the range is "*" or empty), else the highest satisfying version that is
+// not deprecated, else the highest deprecated one. Prereleases satisfy a
+// range only when it names a prerelease of the same major.minor.patch.
+func Pick(p *Packument, name, rng string) (string, error) {
+	noMatch := func() error {
+		vs := make([]*semver.Version, 0, len(p.Versions))
+		for k := range p.Versions {
+			vs = append(vs, semver.MustParse(k))
+		}
+		slices.SortFunc(vs, func(a, b *semver.Version) int { return a.Compare(b) })
+		list := make([]string, len(vs))
+		for i, v := range vs {
+			list[i] = v.Original()
+		}
+		shown := rng
+		if shown == "" {
+			shown = "latest"
+		}
+		return &NoMatchError{Name: name, Range: shown, Versions: list, Tags: p.DistTags}
+	}
+	if rng == "" {
+		rng = "latest"
+	}
+	if isTag(rng) {
+		v, ok := p.DistTags[rng]
+		if _, exists := p.Versions[v]; !ok || !exists {
+			return "", noMatch()
+		}
+		return v, nil
+	}
+	c, err := parseRange(rng)
+	if err != nil {
+		return "", fmt.Errorf("%w: range %q: %v", ErrInvalidSpec, rng, err)
+	}
+	var pre [][3]string
+	for _, m := range preRe.FindAllStringSubmatch(rng, -1) {
+		pre = append(pre, [3]string{m[1], m[2], m[3]})
+	}
+	satisfies := func(v *semver.Version) bool {
+		if v.Prerelease() != "" {
+			ok := false
+			for _, t := range pre {
+				ok = ok || (t == [3]string{fmt.Sprint(v.Major()), fmt.Sprint(v.Minor()), fmt.Sprint(v.Patch())})
+			}
+			if !ok {
+				return false
+			}
+		}
+		return c.Check(v)
+	}
+	if latest, ok := p.DistTags["latest"]; ok {
+		if _, exists := p.Versions[latest]; exists {
+			lv, err := semver.StrictNewVersion(latest)
+			if err == nil && (strings.TrimSpace(rng) == "*" || satisfies(lv)) {
+				return latest, nil
+			}
+		}
+	}
+	var best, bestDep *semver.Version
+	for k, pv := range p.Versions {
+		v, err := semver.StrictNewVersion(k)
+		if err != nil || !satisfies(v) {
+			continue
+		}
+		if pv.deprecated() {
+			if bestDep == nil || v.GreaterThan(bestDep) {
+				bestDep = v
+			}
+		} else if best == nil || v.GreaterThan(best) {
+			best = v
+		}
+	}
+	if best == nil {
+		best = bestDep
+	}
+	if best == nil {
+		return "", noMatch()
+	}
+	return best.Original(), nil
+}

@@ -1,0 +1,142 @@
+package npm
+
+import (
+	"fmt"
+	"net/url"
+	"os"
+	"regexp"
+	"strings"
+
+	"github.com/Masterminds/semver/v3"
+)
+
+// Spec is a parsed package spec.
+type Spec struct {
+	Name  string // "name" or "@scope/name"
+	Range string // a semver range, a dist-tag, or "" for the latest dist-tag
+	Raw   string // the spec as given
+}
+
+// String returns NAME@RANGE, or NAME when the range is empty.
+func (s Spec) String() string {
+	if s.Range == "" {
+		return s.Name
+	}
+	return s.Name + "@" + s.Range
+}
+
+const maxNameLen = 214
+
+var (
+	namePart = `[a-z0-9~-][a-z0-9._~-]*`
+	nameRe   = regexp.MustCompile(`^(?:@` + namePart + `/)?` + namePart + `$`)
+	tagRe    = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
+)
+
+// ValidName reports whether name is a valid npm package name for a new
+// package: lowercase, URL-safe, optionally scoped, at most 214 bytes.
+func ValidName(name string) bool {
+	return len(name) <= maxNameLen && nameRe.MatchString(name)
+}
+
+// ParseSpec parses "npm:NAME[@RANGE|@TAG]", "NAME@RANGE" and
+// "@scope/name[@RANGE|@TAG]". A bare unscoped NAME is accepted only after
+// "npm:".
+func ParseSpec(s string) (Spec, error) {
+	raw := s
+	bad := func(format string, a ...any) (Spec, error) {
+		return Spec{}, fmt.Errorf("%w %q: %s", ErrInvalidSpec, raw, fmt.Sprintf(format, a...))
+	}
+	if len(s) > 1024 {
+		return bad("too long")
+	}
+	rest, hasPrefix := strings.CutPrefix(s, "npm:")
+	if rest == "" {
+		return bad("empty package name")
+	}
+	var name, rng string
+	var hasAt bool
+	if strings.HasPrefix(rest, "@") {
+		slash := strings.IndexByte(rest, '/')
+		if slash < 0 {
+			return bad("a scoped name is @scope/name")
+		}
+		at := strings.IndexByte(rest[slash:], '@')
+		if at < 0 {
+			name = rest
+		} else {
+			name, rng, hasAt = rest[:slash+at], rest[slash+at+1:], true
+		}
+	} else {
+		name, rng, hasAt = strings.Cut(rest, "@")
+		if !hasAt && !hasPrefix {
+			return bad("an unscoped package needs npm:NAME or NAME@RANGE")
+		}
+	}
+	if !ValidName(name) {
+		return bad("%q is not a valid npm package name (lowercase letters, digits, - . _ ~, optionally @scope/)", name)
+	}
+	rng = strings.TrimSpace(rng)
+	if hasAt && rng == "" {
+		return bad("empty version range after @")
+	}
+	if rng != "" && !validRange(rng) {
+		return bad("%q is neither a semver range nor a dist-tag", rng)
+	}
+	return Spec{Name: name, Range: rng, Raw: raw}, nil
+}
+
+// validRange reports whether r is a semver range or a tag name.
+func validRange(r string) bool {
+	if isTag(r) {
+		return true
+	}
+	_, err := parseRange(r)
+	return err == nil
+}
+
+// isTag reports whether r is used as a dist-tag: a tag-shaped word that is
+// not a version or range ("latest", "beta", "next"; not "1", "1.x", "x").
+func isTag(r string) bool {
+	if !tagRe.MatchString(r) {
+		return false
+	}
+	_, err := parseRange(r)
+	return err != nil
+}
+
+// parseRange parses an npm range with Masterminds/semver. npm's "" and
+// "*" mean any version.
+func parseRange(r string) (*semver.Constraints, error) {
+	if strings.TrimSpace(r) == "" {
+		r = "*"
+	}
+	return semver.NewConstraint(r)
+}
+
+// IsSpec reports whether s names an npm package rather than a local path,
+// an archive or a URL: "npm:…" always; "@scope/name[@…]" and "name@range"
+// when they parse and no file or directory of that name exists.
+func IsSpec(s string) bool {
+	if strings.HasPrefix(s, "npm:") {
+		return true
+	}
+	if s == "" || strings.HasPrefix(s, ".") || strings.HasPrefix(s, "/") ||
+		strings.HasPrefix(s, "~") || strings.ContainsAny(s, `\:`) {
+		return false
+	}
+	if u, err := url.Parse(s); err == nil && u.Scheme != "" {
+		return false
+	}
+	lower := strings.ToLower(s)
+	for _, ext := range []string{".zip", ".tgz", ".tar.gz", ".tar"} {
+		if strings.HasSuffix(lower, ext) {
+			return false
+		}
+	}
+	if _, err := os.Lstat(s); err == nil {
+		return false
+	}
+	_, err := ParseSpec(s)
+	return err == nil
+}
