@@ -23,6 +23,8 @@ type Problem struct {
 	Pointer  string   `json:"pointer"`
 	Message  string   `json:"message"`
 	Severity Severity `json:"severity"`
+	// Detail says more where the reference message is terse (where JSON is broken, say).
+	Detail string `json:"detail,omitempty"`
 }
 
 // Error returns the message.

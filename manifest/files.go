@@ -1,0 +1,297 @@
+package manifest
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/Masterminds/semver/v3"
+	"github.com/santhosh-tekuri/jsonschema/v6"
+)
+
+var driveLetter = regexp.MustCompile(`^[A-Za-z]:`)
+
+// SafeRelativePath applies the reference's rule to a path a manifest names:
+// backslashes become slashes and one leading "./" is dropped; the result must
+// not be empty, absolute or start with a drive letter, and no segment may be
+// empty, "." or "..". It returns the normalised path, or the reference's
+// message for label.
+func SafeRelativePath(label, p string) (string, error) {
+	n := strings.ReplaceAll(p, `\`, "/")
+	n = strings.TrimPrefix(n, "./")
+	if n == "" || strings.HasPrefix(n, "/") || driveLetter.MatchString(n) {
+		return "", fmt.Errorf("Extension %s must be a relative path.", label)
+	}
+	for _, seg := range strings.Split(n, "/") {
+		if seg == "" || seg == "." || seg == ".." {
+			return "", fmt.Errorf("Extension %s contains an illegal path segment.", label)
+		}
+	}
+	return n, nil
+}
+
+func (v *validator) safePath(ptr, label, p string) bool {
+	if _, err := SafeRelativePath(label, p); err != nil {
+		v.errorf(ptr, "%s", err.Error())
+		return false
+	}
+	return true
+}
+
+// lookupPath is how a path the manifest names is found in the package: the
+// reference splits the stored value on "/" only, after dropping one "./".
+func lookupPath(p string) string { return strings.TrimPrefix(p, "./") }
+
+// ErrEscapes is returned by DirFS for a path that leaves the package
+// directory through a symlink.
+var ErrEscapes = errors.New("path escapes the package through a symlink")
+
+// DirFS returns the package directory root as a file system whose Open
+// refuses paths that resolve, through symlinks, outside root.
+func DirFS(root string) fs.FS { return dirFS{root: root} }
+
+type dirFS struct{ root string }
+
+func (d dirFS) Open(name string) (fs.File, error) {
+	if !fs.ValidPath(name) {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrInvalid}
+	}
+	root, err := filepath.EvalSymlinks(d.root)
+	if err != nil {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: err}
+	}
+	full, err := filepath.EvalSymlinks(filepath.Join(root, filepath.FromSlash(name)))
+	if err != nil {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrNotExist}
+	}
+	if rel, err := filepath.Rel(root, full); err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: ErrEscapes}
+	}
+	return os.Open(full)
+}
+
+// checkFile looks up a file the manifest names: it must exist, be a
+// regular file, and stay inside the package.
+func (v *validator) checkFile(ptr, label, p, missing string) {
+	if _, err := SafeRelativePath(label, p); err != nil {
+		return // already reported
+	}
+	info, err := fs.Stat(v.fsys, lookupPath(p))
+	switch {
+	case errors.Is(err, ErrEscapes):
+		v.errorf(ptr, "Extension %s escapes the package through a symlink: %s", label, p)
+	case err != nil:
+		v.errorf(ptr, "%s", missing)
+	case info.IsDir():
+		v.errorf(ptr, "Extension %s names a directory, not a file: %s", label, p)
+	}
+}
+
+// files applies the rules that look at the package's files.
+func (v *validator) files() {
+	if v.fsys == nil {
+		return
+	}
+	if v.m.Main != "" {
+		v.checkFile("/main", "main", v.m.Main, "The extension main file does not exist: "+v.m.Main)
+	}
+	if v.m.Icon != "" {
+		v.checkFile("/spiritExtension/icon", "spiritExtension.icon", v.m.Icon,
+			"The file referenced by extension spiritExtension.icon does not exist: "+v.m.Icon)
+	}
+	if c := v.m.Contributes; c != nil && c.Desktop != nil {
+		for i, css := range c.Desktop.CSS {
+			label := fmt.Sprintf("spiritExtension.contributes.desktop.css[%d].path", i)
+			v.checkFile(fmt.Sprintf("/spiritExtension/contributes/desktop/css/%d/path", i), label, css.Path,
+				fmt.Sprintf("The file referenced by extension %s does not exist: %s", label, css.Path))
+		}
+	}
+}
+
+var (
+	hookSlots    = []string{"message.user", "message.assistant", "message.tool", "assistant.thinking", "input.frame", "bottom_form", "bottom_form.section", "slash_suggestions", "approval.panel", "questions.panel"}
+	hookVariants = []string{"default", "accented", "muted", "warning", "success", "danger"}
+	hookTokens   = []string{"default", "primary", "secondary", "muted", "accent", "success", "warning", "danger"}
+)
+
+// hooksFile reads and checks the CLI hooks resource, as the reference does
+// while parsing. Its problems point at the hooks path in package.json.
+func (v *validator) hooksFile(ptr, path string) ([]Hook, bool) {
+	const label = "spiritExtension.contributes.cli.hooks.path"
+	data, err := fs.ReadFile(v.fsys, lookupPath(path))
+	if errors.Is(err, ErrEscapes) {
+		v.errorf(ptr, "Extension %s escapes the package through a symlink: %s", label, path)
+		return nil, false
+	}
+	if err != nil || len(data) > MaxSize {
+		v.errorf(ptr, "The file referenced by extension %s does not exist: %s", label, path)
+		return nil, false
+	}
+	var doc any
+	if maxDepth(data) > MaxDepth {
+		v.errorf(ptr, "The extension CLI hooks resource is not valid JSON: %s", path)
+		return nil, false
+	}
+	doc, err = jsonschema.UnmarshalJSON(bytes.NewReader(data))
+	if err != nil {
+		v.errorf(ptr, "The extension CLI hooks resource is not valid JSON: %s", path)
+		return nil, false
+	}
+	root, _ := doc.(map[string]any)
+	list, ok := root["hooks"].([]any)
+	if !ok {
+		v.errorf(ptr, "The extension CLI hooks resource must be an object of the form { \"hooks\": [...] }: %s", path)
+		return nil, false
+	}
+	prefix := "CLI hooks resource " + path + ".hooks"
+	var out []Hook
+	for j, item := range list {
+		l := fmt.Sprintf("%s[%d]", prefix, j)
+		obj, ok := item.(map[string]any)
+		if !ok {
+			if _, isArr := item.([]any); !isArr {
+				v.errorf(ptr, "Extension field %s must be an object.", l)
+				continue
+			}
+			obj = map[string]any{}
+		}
+		h := Hook{}
+		good := true
+		enum := func(key string, values []string, required bool) string {
+			x, present := obj[key]
+			if !present || x == nil {
+				if required {
+					v.errorf(ptr, "Extension field %s.%s must be a string.", l, key)
+					good = false
+				}
+				return ""
+			}
+			s, ok := x.(string)
+			if !ok {
+				v.errorf(ptr, "Extension field %s.%s must be a string.", l, key)
+				good = false
+				return ""
+			}
+			if !slices.Contains(values, trim(s)) {
+				v.errorf(ptr, "Extension field %s.%s has an invalid value: %s", l, key, s)
+				good = false
+				return ""
+			}
+			return trim(s)
+		}
+		h.Slot = enum("slot", hookSlots, true)
+		h.Variant = enum("variant", hookVariants, false)
+		if t, ok := obj["tokens"].(map[string]any); ok {
+			saved := obj
+			obj = t
+			tok := HookTokens{
+				Foreground: enum("foreground", hookTokens, false),
+				Border:     enum("border", hookTokens, false),
+				Accent:     enum("accent", hookTokens, false),
+			}
+			obj = saved
+			if tok != (HookTokens{}) {
+				h.Tokens = &tok
+			}
+		}
+		if s, ok := obj["prefix"].(string); ok {
+			h.Prefix = trim(s)
+		}
+		if s, ok := obj["suffix"].(string); ok {
+			h.Suffix = trim(s)
+		}
+		if good {
+			out = append(out, h)
+		}
+	}
+	return out, true
+}
+
+// warnings are the strict rules that the reference does not have and that
+// do not stop Spirit Agent from accepting the package.
+func (v *validator) warnings(root map[string]any) {
+	m := v.m
+	if m.Version != "" {
+		if _, err := semver.StrictNewVersion(m.Version); err != nil {
+			v.warnf("/version", "Extension version %s is not strict semantic versioning (MAJOR.MINOR.PATCH); updates cannot be ordered.", m.Version)
+		}
+	}
+	if len(m.Tools()) > 0 && !(m.HasCapability("tool-definitions") && m.HasCapability("tool-execution")) {
+		v.warnf("/spiritExtension/contributes/tools", "The extension contributes tools but does not request both tool-definitions and tool-execution; Spirit Agent will not expose them.")
+	}
+	if m.Main == "" && m.HasCapability("system-prompt") {
+		v.warnf("/spiritExtension/requestedCapabilities", "The extension requests system-prompt but declares no main; it cannot provide a system prompt.")
+	}
+	if m.Main == "" && len(m.ActivationEvents) > 0 {
+		v.warnf("/spiritExtension/activationEvents", "The extension declares activationEvents but no main; no event can reach it.")
+	}
+	if len(m.SecretSlots) > 0 && !m.HasCapability("secret-storage") {
+		v.warnf("/spiritExtension/secretSlots", "The extension declares secretSlots but does not request secret-storage.")
+	}
+	_ = root
+}
+
+// toolSchemas: tool names are unique, and inputSchema/outputSchema compile
+// as JSON Schemas of type object.
+func (v *validator) toolSchemas() {
+	seen := map[string]bool{}
+	for i, t := range v.m.Tools() {
+		ptr := fmt.Sprintf("/spiritExtension/contributes/tools/%d", i)
+		if t.Name != "" && v.fail(ptr+"/name") == failNone {
+			if seen[t.Name] {
+				v.errorf(ptr+"/name", "Duplicate extension tool name: %s", t.Name)
+			}
+			seen[t.Name] = true
+		}
+		v.objectSchema(ptr+"/inputSchema", fmt.Sprintf("spiritExtension.contributes.tools[%d].inputSchema", i), t.InputSchema)
+		v.objectSchema(ptr+"/outputSchema", fmt.Sprintf("spiritExtension.contributes.tools[%d].outputSchema", i), t.OutputSchema)
+	}
+}
+
+func (v *validator) objectSchema(ptr, label string, raw []byte) {
+	if raw == nil {
+		return
+	}
+	if err := CheckObjectSchema(raw); err != nil {
+		v.errorf(ptr, "Extension field %s %v", label, err)
+	}
+}
+
+// CheckObjectSchema reports whether raw is a JSON Schema that compiles and
+// describes an object (its "type" is "object"). Local references only.
+func CheckObjectSchema(raw []byte) error {
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+	if err != nil {
+		return fmt.Errorf("is not valid JSON: %v", err)
+	}
+	obj, ok := doc.(map[string]any)
+	if !ok {
+		return errors.New("must be a JSON Schema object, not an array.")
+	}
+	if obj["type"] != "object" {
+		return errors.New(`must be a JSON Schema of "type": "object".`)
+	}
+	c := jsonschema.NewCompiler()
+	c.UseLoader(noLoader{})
+	const url = "mem:///tool.schema.json"
+	if err := c.AddResource(url, doc); err != nil {
+		return fmt.Errorf("is not a valid JSON Schema: %v", err)
+	}
+	if _, err := c.Compile(url); err != nil {
+		return fmt.Errorf("is not a valid JSON Schema: %v", err)
+	}
+	return nil
+}
+
+// noLoader refuses every remote reference: nothing is loaded from the network.
+type noLoader struct{}
+
+func (noLoader) Load(url string) (any, error) {
+	return nil, fmt.Errorf("refusing to load %s: only local references are allowed", url)
+}
