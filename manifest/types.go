@@ -112,13 +112,13 @@ type Manifest struct {
 	Author        string `json:"author,omitempty"`
 	Homepage      string `json:"homepage,omitempty"`
 	// Main is kept as written (not normalised), like the reference.
-	Main                  string        `json:"main,omitempty"`
-	SupportedHosts        []string      `json:"supportedHosts"`
-	ActivationEvents      []string      `json:"activationEvents,omitempty"`
-	RequestedCapabilities []string      `json:"requestedCapabilities,omitempty"`
-	Contributes           *Contributes  `json:"contributes,omitempty"`
-	SettingsSchema        []Setting     `json:"settingsSchema,omitempty"`
-	SecretSlots           []SecretSlot  `json:"secretSlots,omitempty"`
+	Main                  string       `json:"main,omitempty"`
+	SupportedHosts        []string     `json:"supportedHosts"`
+	ActivationEvents      []string     `json:"activationEvents,omitempty"`
+	RequestedCapabilities []string     `json:"requestedCapabilities,omitempty"`
+	Contributes           *Contributes `json:"contributes,omitempty"`
+	SettingsSchema        []Setting    `json:"settingsSchema,omitempty"`
+	SecretSlots           []SecretSlot `json:"secretSlots,omitempty"`
 	// Type is package.json "type" ("module" or "commonjs"); it decides how Node loads main.
 	Type string `json:"-"`
 }
