@@ -1,0 +1,531 @@
+package install
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha512"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/Masterminds/semver/v3"
+	"github.com/gofrs/flock"
+
+	"github.com/spiritagents/spirit/internal/paths"
+)
+
+// DefaultLockTimeout is how long a command waits for another one by default.
+const DefaultLockTimeout = 60 * time.Second
+
+// Errors of the mutating operations.
+var (
+	ErrAlreadyInstalled = errors.New("extension already installed")
+	ErrDowngrade        = errors.New("downgrade needs confirmation")
+	ErrLockTimeout      = errors.New("timed out waiting for another spirit command")
+	ErrIdentity         = errors.New("package identity differs from what was expected")
+	ErrNoGeneration     = errors.New("no previous version kept")
+	ErrIntegrity        = errors.New("integrity mismatch")
+)
+
+// AlreadyInstalledError is the reference's refusal to overwrite an install.
+type AlreadyInstalledError struct{ ID string }
+
+func (e *AlreadyInstalledError) Error() string {
+	return "The extension already exists; remove it before importing: " + e.ID
+}
+
+// Is matches ErrAlreadyInstalled.
+func (e *AlreadyInstalledError) Is(target error) bool { return target == ErrAlreadyInstalled }
+
+// DowngradeError says that a replace would install an older version.
+type DowngradeError struct{ ID, Installed, Incoming string }
+
+func (e *DowngradeError) Error() string {
+	return fmt.Sprintf("replacing %s %s with the older %s is a downgrade", e.ID, e.Installed, e.Incoming)
+}
+
+// Is matches ErrDowngrade.
+func (e *DowngradeError) Is(target error) bool { return target == ErrDowngrade }
+
+// Installer performs the mutating operations on one host's install tree.
+// Each operation takes the lock for its whole duration.
+type Installer struct {
+	Paths *paths.Paths
+	// LockTimeout bounds the wait for another process; 0 means DefaultLockTimeout.
+	LockTimeout time.Duration
+	// Progress may be nil.
+	Progress Progress
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+}
+
+// Request is one install from a local artifact: a directory, .zip or .tgz.
+// Sources that download (npm, marketplace, URL) fetch first, then call
+// Install with the file and the fields that say where it came from.
+type Request struct {
+	Path    string
+	Replace bool
+	// AllowDowngrade lets a Replace install an older version.
+	AllowDowngrade bool
+	// Source is what the user asked for (a path, URL or npm spec), recorded.
+	Source      string
+	ResolvedURL string
+	// Integrity, when it is a sha512 SRI, must match the artifact's bytes.
+	Integrity     string
+	InstallSource string // SourceArchive (default) or SourceMarketplace
+	// ArchiveFileName is recorded in extensions.json; "" means none.
+	ArchiveFileName string
+	MarketplaceID   string
+	Channel         string
+	ReviewStatus    string
+	// ExpectName and ExpectVersion, when set, must equal the package's.
+	ExpectName    string
+	ExpectVersion string
+}
+
+// Result is a finished install.
+type Result struct {
+	Installed
+	// Previous is the version that was replaced ("" for a new install).
+	Previous string
+}
+
+func (in *Installer) now() time.Time {
+	if in.Now != nil {
+		return in.Now()
+	}
+	return time.Now()
+}
+
+// lock takes .spirit/lock, tidies what a killed process left, and returns
+// the unlock function.
+func (in *Installer) lock(ctx context.Context) (func(), error) {
+	p := in.Paths
+	if err := os.MkdirAll(p.SpiritDir(), 0o755); err != nil {
+		return nil, err
+	}
+	fl := flock.New(p.LockFile())
+	ok, err := fl.TryLock()
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		progressWaiting(in.Progress, p.LockFile())
+		timeout := in.LockTimeout
+		if timeout <= 0 {
+			timeout = DefaultLockTimeout
+		}
+		wctx, cancel := context.WithTimeout(ctx, timeout)
+		ok, err = fl.TryLockContext(wctx, 50*time.Millisecond)
+		cancel()
+		if !ok {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			return nil, fmt.Errorf("%w after %s (lock %s)", ErrLockTimeout, timeout, p.LockFile())
+		}
+	}
+	in.tidy()
+	return func() { _ = fl.Unlock() }, nil
+}
+
+// tidy repairs interrupted swaps and removes leftovers of killed runs.
+func (in *Installer) tidy() {
+	p := in.Paths
+	recoverSwaps(p.StagingDir())
+	for _, d := range []string{p.StagingDir(), in.trashDir()} {
+		ents, _ := os.ReadDir(d)
+		for _, e := range ents {
+			_ = os.RemoveAll(filepath.Join(d, e.Name()))
+		}
+	}
+}
+
+func (in *Installer) trashDir() string { return filepath.Join(in.Paths.SpiritDir(), "trash") }
+
+// toTrash renames dir out of the way (atomic) so it can be deleted slowly.
+func (in *Installer) toTrash(dir string) (string, error) {
+	if err := os.MkdirAll(in.trashDir(), 0o755); err != nil {
+		return "", err
+	}
+	dst := filepath.Join(in.trashDir(), randomName())
+	return dst, os.Rename(dir, dst)
+}
+
+func randomName() string {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// Install installs req.Path. The manifest is validated for the host, an
+// existing install is refused unless req.Replace, and a replaced version is
+// kept as the rollback generation.
+func (in *Installer) Install(ctx context.Context, req Request) (*Result, error) {
+	format, err := DetectFormat(req.Path)
+	if err != nil {
+		return nil, err
+	}
+	integrity := ""
+	if format != FormatDir {
+		if integrity, err = fileSRI(req.Path); err != nil {
+			return nil, err
+		}
+		if strings.HasPrefix(req.Integrity, "sha512-") && req.Integrity != integrity {
+			return nil, fmt.Errorf("%w: %s: expected %s, got %s", ErrIntegrity, req.Path, req.Integrity, integrity)
+		}
+	}
+	unlock, err := in.lock(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+
+	p := in.Paths
+	if err := os.MkdirAll(p.StagingDir(), 0o755); err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(p.StateDir(), 0o755); err != nil {
+		return nil, err
+	}
+	txn, err := os.MkdirTemp(p.StagingDir(), "install-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(txn)
+	staged := filepath.Join(txn, "pkg")
+	if err := os.Mkdir(staged, 0o755); err != nil {
+		return nil, err
+	}
+	rs, err := newRootSink(staged)
+	if err != nil {
+		return nil, err
+	}
+	data, err := extract(ctx, req.Path, format, rs, in.Progress)
+	rs.close()
+	if err != nil {
+		return nil, err
+	}
+	m, err := loadManifest(data, staged, string(p.Host))
+	if err != nil {
+		return nil, err
+	}
+	if req.ExpectName != "" && m.ID != req.ExpectName {
+		return nil, fmt.Errorf("%w: the package is named %q, expected %q", ErrIdentity, m.ID, req.ExpectName)
+	}
+	if req.ExpectVersion != "" && m.Version != req.ExpectVersion {
+		return nil, fmt.Errorf("%w: %s has version %q, expected %q", ErrIdentity, m.ID, m.Version, req.ExpectVersion)
+	}
+
+	target := p.PackageDir(m.ID)
+	previous := ""
+	_, statErr := os.Lstat(target)
+	exists := statErr == nil
+	if exists {
+		if !req.Replace {
+			return nil, &AlreadyInstalledError{ID: m.ID}
+		}
+		previous = installedVersion(target)
+		if isDowngrade(previous, m.Version) && !req.AllowDowngrade {
+			return nil, &DowngradeError{ID: m.ID, Installed: previous, Incoming: m.Version}
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+
+	reg, err := readRegistry(p.RegistryFile())
+	if err != nil {
+		return nil, err
+	}
+	recs := readRecords(p.InstalledFile())
+	var oldEntry *Entry
+	for i := range reg {
+		if reg[i].ID == m.ID {
+			oldEntry = &reg[i]
+		}
+	}
+	oldRecord := recs[m.ID]
+
+	// The commit point: the new directory takes the target's place.
+	if exists {
+		if err := exchangeDirs(staged, target); err != nil {
+			return nil, err
+		}
+		in.keepGeneration(m.ID, previous, staged, oldEntry, oldRecord)
+	} else if err := os.Rename(staged, target); err != nil {
+		return nil, err
+	}
+
+	now := in.now().UnixMilli()
+	installSource := req.InstallSource
+	if installSource == "" {
+		installSource = SourceArchive
+	}
+	entry := Entry{
+		ID: m.ID, DirectoryName: paths.PackageDirName(m.ID), InstalledAtUnixMs: now,
+		ArchiveFileName: strings.TrimSpace(req.ArchiveFileName), InstallSource: installSource,
+	}
+	rec := &Record{
+		ID: m.ID, Version: m.Version, DirectoryName: entry.DirectoryName, InstallSource: installSource,
+		Source: req.Source, ArchiveFileName: entry.ArchiveFileName, ResolvedURL: req.ResolvedURL,
+		Integrity: integrity, ManifestDigest: bytesSRI(data), GrantedCapabilities: m.RequestedCapabilities,
+		MarketplaceID: req.MarketplaceID, Channel: req.Channel, ReviewStatus: req.ReviewStatus,
+		InstalledAtUnixMs: now,
+	}
+	if err := in.writeRecords(reg, recs, entry, rec); err != nil {
+		return nil, err
+	}
+	return &Result{
+		Installed: Installed{ID: m.ID, Dir: target, Manifest: m, InstalledAtUnixMs: now, Entry: &entry, Record: rec},
+		Previous:  previous,
+	}, nil
+}
+
+// writeRecords puts entry and rec (or, when nil, removes id's) into both
+// record files: extensions.json first, then installed.json.
+func (in *Installer) writeRecords(reg []Entry, recs map[string]*Record, entry Entry, rec *Record) error {
+	out := make([]Entry, 0, len(reg)+1)
+	for _, e := range reg {
+		if e.ID != entry.ID {
+			out = append(out, e)
+		}
+	}
+	if rec != nil {
+		out = append(out, entry)
+		recs[entry.ID] = rec
+	} else {
+		delete(recs, entry.ID)
+	}
+	if err := writeFileAtomic(in.Paths.RegistryFile(), encodeRegistry(out)); err != nil {
+		return err
+	}
+	return writeFileAtomic(in.Paths.InstalledFile(), encodeRecords(recs))
+}
+
+// generation is the metadata kept beside a generation directory.
+type generation struct {
+	Entry  *Entry  `json:"entry,omitempty"`
+	Record *Record `json:"record,omitempty"`
+}
+
+var safeVersion = regexp.MustCompile(`^[0-9A-Za-z][0-9A-Za-z.+_-]{0,99}$`)
+
+func generationName(version string) string {
+	if safeVersion.MatchString(version) {
+		return version
+	}
+	return "v-" + base64.RawURLEncoding.EncodeToString([]byte(version))
+}
+
+// keepGeneration moves the replaced directory old into the generations
+// folder of id, as the only generation kept. A failure here costs only the
+// rollback, never the install, so it is not returned.
+func (in *Installer) keepGeneration(id, version, old string, e *Entry, r *Record) {
+	root := in.Paths.GenerationsDir(id)
+	if _, err := os.Stat(root); err == nil {
+		if _, err := in.toTrash(root); err != nil {
+			return
+		}
+	}
+	if err := os.MkdirAll(root, 0o755); err != nil {
+		return
+	}
+	name := generationName(version)
+	meta, _ := json.MarshalIndent(generation{Entry: e, Record: r}, "", "  ")
+	if writeFileAtomic(filepath.Join(root, name+".json"), meta) != nil {
+		return
+	}
+	_ = os.Rename(old, filepath.Join(root, name))
+}
+
+// Generation returns the version kept for rollback of id and its directory.
+func Generation(p *paths.Paths, id string) (version, dir string, err error) {
+	root := p.GenerationsDir(id)
+	ents, _ := os.ReadDir(root)
+	for _, e := range ents {
+		if e.IsDir() {
+			dir = filepath.Join(root, e.Name())
+			return installedVersion(dir), dir, nil
+		}
+	}
+	return "", "", fmt.Errorf("%w for %s", ErrNoGeneration, id)
+}
+
+// RemoveOptions tune Remove.
+type RemoveOptions struct {
+	// Purge also deletes the settings file and the kept generation.
+	Purge bool
+}
+
+// Remove uninstalls id, even when its manifest no longer parses. Settings
+// are kept unless opts.Purge. It returns what was removed.
+func (in *Installer) Remove(ctx context.Context, id string, opts RemoveOptions) (*Installed, error) {
+	id = strings.TrimSpace(id)
+	if id == "" {
+		return nil, errors.New("The extension id must not be empty.")
+	}
+	unlock, err := in.lock(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	p := in.Paths
+	found, err := Find(p, id)
+	if err != nil {
+		return nil, err
+	}
+	trash, err := in.toTrash(found.Dir)
+	if err != nil {
+		return nil, err
+	}
+	reg, err := readRegistry(p.RegistryFile())
+	if err != nil {
+		return nil, err
+	}
+	if err := in.writeRecords(reg, readRecords(p.InstalledFile()), Entry{ID: id}, nil); err != nil {
+		return nil, err
+	}
+	if opts.Purge {
+		if err := os.Remove(p.SettingsFile(id)); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return nil, err
+		}
+		_ = os.RemoveAll(p.GenerationsDir(id))
+	}
+	_ = os.RemoveAll(trash)
+	return found, nil
+}
+
+// Rollback puts back the generation kept by the last replace of id; the
+// version it replaces becomes the kept generation, so a second Rollback
+// undoes the first. It works after a Remove (without --purge) too.
+func (in *Installer) Rollback(ctx context.Context, id string) (*Result, error) {
+	unlock, err := in.lock(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	p := in.Paths
+	genVersion, genDir, err := Generation(p, id)
+	if err != nil {
+		return nil, err
+	}
+	var meta generation
+	if data, err := os.ReadFile(filepath.Join(filepath.Dir(genDir), filepath.Base(genDir)+".json")); err == nil {
+		_ = json.Unmarshal(data, &meta)
+	}
+	data, err := os.ReadFile(filepath.Join(genDir, "package.json"))
+	if err != nil {
+		return nil, err
+	}
+	m, err := loadManifest(data, genDir, string(p.Host))
+	if err != nil {
+		return nil, fmt.Errorf("the kept version of %s is no longer valid: %w", id, err)
+	}
+	reg, err := readRegistry(p.RegistryFile())
+	if err != nil {
+		return nil, err
+	}
+	recs := readRecords(p.InstalledFile())
+	var curEntry *Entry
+	for i := range reg {
+		if reg[i].ID == id {
+			curEntry = &reg[i]
+		}
+	}
+	curRecord := recs[id]
+
+	target := p.PackageDir(id)
+	current := ""
+	if _, err := os.Lstat(target); err == nil {
+		current = installedVersion(target)
+		if err := os.MkdirAll(p.StagingDir(), 0o755); err != nil {
+			return nil, err
+		}
+		txn, err := os.MkdirTemp(p.StagingDir(), "rollback-")
+		if err != nil {
+			return nil, err
+		}
+		defer os.RemoveAll(txn)
+		staged := filepath.Join(txn, "pkg")
+		if err := os.Rename(genDir, staged); err != nil {
+			return nil, err
+		}
+		if err := exchangeDirs(staged, target); err != nil {
+			_ = os.Rename(staged, genDir)
+			return nil, err
+		}
+		in.keepGeneration(id, current, staged, curEntry, curRecord)
+	} else {
+		if err := os.Rename(genDir, target); err != nil {
+			return nil, err
+		}
+		_ = os.RemoveAll(p.GenerationsDir(id))
+	}
+
+	now := in.now().UnixMilli()
+	entry := Entry{ID: id, DirectoryName: paths.PackageDirName(id), InstalledAtUnixMs: now, InstallSource: SourceArchive}
+	if meta.Entry != nil {
+		entry.ArchiveFileName, entry.InstallSource = meta.Entry.ArchiveFileName, meta.Entry.InstallSource
+	}
+	rec := meta.Record
+	if rec == nil {
+		rec = &Record{ID: id, DirectoryName: entry.DirectoryName, InstallSource: entry.InstallSource, ManifestDigest: bytesSRI(data)}
+	}
+	rec.Version, rec.InstalledAtUnixMs = genVersion, now
+	if err := in.writeRecords(reg, recs, entry, rec); err != nil {
+		return nil, err
+	}
+	return &Result{
+		Installed: Installed{ID: id, Dir: target, Manifest: m, InstalledAtUnixMs: now, Entry: &entry, Record: rec},
+		Previous:  current,
+	}, nil
+}
+
+// installedVersion reads the version from dir/package.json without
+// validating it ("" when unreadable).
+func installedVersion(dir string) string {
+	data, err := os.ReadFile(filepath.Join(dir, "package.json"))
+	if err != nil {
+		return ""
+	}
+	var v struct {
+		Version any `json:"version"`
+	}
+	_ = json.Unmarshal(data, &v)
+	s, _ := v.Version.(string)
+	return strings.TrimSpace(s)
+}
+
+// isDowngrade reports whether incoming is an older semver than installed.
+func isDowngrade(installed, incoming string) bool {
+	a, err1 := semver.NewVersion(installed)
+	b, err2 := semver.NewVersion(incoming)
+	return err1 == nil && err2 == nil && b.LessThan(a)
+}
+
+func fileSRI(file string) (string, error) {
+	f, err := os.Open(file)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha512.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", err
+	}
+	return "sha512-" + base64.StdEncoding.EncodeToString(h.Sum(nil)), nil
+}
+
+func bytesSRI(b []byte) string {
+	sum := sha512.Sum512(b)
+	return "sha512-" + base64.StdEncoding.EncodeToString(sum[:])
+}
