@@ -1,0 +1,119 @@
+package npm
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+func TestParseNpmrc(t *testing.T) {
+	env := map[string]string{"TOKEN": "t0k", "HOST": "r.example"}
+	getenv := func(k string) string { return env[k] }
+	tests := []struct {
+		name string
+		in   string
+		want map[string]string
+	}{
+		{name: "plain", in: "registry=https://r.example/\n", want: map[string]string{"registry": "https://r.example/"}},
+		{name: "spaces and comments", in: "; c\n# c\n  registry = https://r/  \n[section]\n", want: map[string]string{"registry": "https://r/"}},
+		{name: "quoted", in: `a="x y"` + "\nb='z'", want: map[string]string{"a": "x y", "b": "z"}},
+		{name: "env", in: "//r/:_authToken=${TOKEN}", want: map[string]string{"//r/:_authToken": "t0k"}},
+		{name: "env in key", in: "//${HOST}/:_authToken=x", want: map[string]string{"//r.example/:_authToken": "x"}},
+		{name: "optional env unset", in: "a=${NOPE?}", want: map[string]string{"a": ""}},
+		{name: "escaped env", in: `a=\${TOKEN}`, want: map[string]string{"a": "${TOKEN}"}},
+		{name: "array skipped", in: "ca[]=x\n", want: map[string]string{}},
+		{name: "no equals", in: "junk\n", want: map[string]string{}},
+		{name: "crlf", in: "a=b\r\nc=d\r\n", want: map[string]string{"a": "b", "c": "d"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := ParseNpmrc([]byte(tt.in), getenv)
+			if len(got) != len(tt.want) {
+				t.Fatalf("got %v, want %v", got, tt.want)
+			}
+			for k, v := range tt.want {
+				if got[k] != v {
+					t.Errorf("%s = %q, want %q (all: %v)", k, got[k], v, got)
+				}
+			}
+		})
+	}
+}
+
+func TestSettings(t *testing.T) {
+	home, work := t.TempDir(), t.TempDir()
+	write := func(dir, text string) {
+		if err := os.WriteFile(filepath.Join(dir, ".npmrc"), []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(home, "registry=https://home.example/npm\n//home.example/npm/:_authToken=HOMETOKEN\n@corp:registry=https://corp.example:8443/r/\n//corp.example:8443/r/:_authToken=${CORP}\n")
+	write(work, "//other.example/:username=u\n//other.example/:_password=cA==\n")
+	env := map[string]string{"CORP": "CORPTOKEN"}
+	getenv := func(k string) string { return env[k] }
+
+	tests := []struct {
+		name     string
+		registry string
+		envReg   string
+		pkg      string
+		wantReg  string
+		authURL  string
+		wantAuth string
+	}{
+		{name: "npmrc registry", pkg: "a", wantReg: "https://home.example/npm/", authURL: "https://home.example/npm/a", wantAuth: "Bearer HOMETOKEN"},
+		{name: "token path prefix only", pkg: "a", wantReg: "https://home.example/npm/", authURL: "https://home.example/other/a", wantAuth: ""},
+		{name: "token not to another host", pkg: "a", wantReg: "https://home.example/npm/", authURL: "https://evil.example/npm/a", wantAuth: ""},
+		{name: "token not to another port", pkg: "a", wantReg: "https://home.example/npm/", authURL: "https://home.example:444/npm/a", wantAuth: ""},
+		{name: "scope registry", pkg: "@corp/x", wantReg: "https://corp.example:8443/r/", authURL: "https://corp.example:8443/r/@corp%2fx", wantAuth: "Bearer CORPTOKEN"},
+		{name: "scope wins over flag", registry: "http://flag.example", pkg: "@corp/x", wantReg: "https://corp.example:8443/r/"},
+		{name: "flag", registry: "http://flag.example", pkg: "a", wantReg: "http://flag.example/"},
+		{name: "env registry", envReg: "http://env.example/x", pkg: "a", wantReg: "http://env.example/x/"},
+		{name: "username password", pkg: "a", wantReg: "https://home.example/npm/", authURL: "https://other.example/a/-/a-1.tgz", wantAuth: basic("u", "p")},
+		{name: "userinfo in registry", registry: "https://me:secret@flag.example/", pkg: "a", wantReg: "https://flag.example/", authURL: "https://flag.example/a", wantAuth: basic("me", "secret")},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			env["npm_config_registry"] = tt.envReg
+			s, err := loadSettings(Config{Registry: tt.registry, HomeDir: home, WorkDir: work}, getenv)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := s.registryFor(tt.pkg); got != tt.wantReg {
+				t.Errorf("registry = %q, want %q", got, tt.wantReg)
+			}
+			if tt.authURL != "" {
+				if got := s.authFor(tt.authURL); got != tt.wantAuth {
+					t.Errorf("auth for %s = %q, want %q", tt.authURL, got, tt.wantAuth)
+				}
+			}
+		})
+	}
+}
+
+func TestSettingsBadRegistry(t *testing.T) {
+	_, err := loadSettings(Config{Registry: "ftp://u:pw@x/"}, func(string) string { return "" })
+	if err == nil {
+		t.Fatal("no error for an ftp registry")
+	}
+	if s := err.Error(); containsAny(s, "pw") {
+		t.Errorf("error shows the password: %s", s)
+	}
+}
+
+func FuzzParseNpmrc(f *testing.F) {
+	f.Add([]byte("registry=https://r/\n//r/:_authToken=${T}\n@s:registry=http://x\n"))
+	f.Add([]byte("a='b\n[x]\n;c\n\\${X}=${Y?}"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		m := ParseNpmrc(data, func(string) string { return "v" })
+		dir := t.TempDir()
+		if err := os.WriteFile(filepath.Join(dir, ".npmrc"), data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		s, err := loadSettings(Config{WorkDir: dir}, func(string) string { return "" })
+		if err == nil {
+			_ = s.authFor(s.registryFor("@s/x") + "x")
+		}
+		_ = m
+	})
+}
