@@ -1,0 +1,676 @@
+package runtime
+
+import (
+	"bytes"
+	"cmp"
+	"context"
+	_ "embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/spiritagents/spirit/install"
+	"github.com/spiritagents/spirit/internal/paths"
+	"github.com/spiritagents/spirit/manifest"
+)
+
+//go:embed runner/runner.mjs
+var runnerScript string
+
+// Default timeouts.
+const (
+	DefaultActivateTimeout = 10 * time.Second
+	DefaultCallTimeout     = 60 * time.Second
+	DefaultDisposeTimeout  = 2 * time.Second
+	DefaultKillGrace       = 5 * time.Second
+)
+
+// Capabilities that gate the runtime.
+const (
+	CapToolDefinitions = "tool-definitions"
+	CapToolExecution   = "tool-execution"
+	CapSystemPrompt    = "system-prompt"
+)
+
+// Approval modes of a tool.
+const (
+	ApprovalAllowed       = "allowed"
+	ApprovalNeedApproval  = "need-approval"
+	ApprovalNeedQuestions = "need-questions"
+)
+
+// Options configure a Host.
+type Options struct {
+	// Paths is the install tree of the host kind (cli or desktop). Required.
+	Paths *paths.Paths
+	// List returns the installed extensions in list order; nil means
+	// install.List(Paths).
+	List func() ([]install.Installed, error)
+	// NodePath is the node executable; "" means SPIRIT_NODE, then PATH.
+	NodePath string
+	// Getenv reads the environment; nil means os.Getenv.
+	Getenv func(string) string
+	// Environ is the environment children inherit (after filtering); nil
+	// means os.Environ().
+	Environ []string
+	// Secrets is the secret store; nil means this host stores no secrets
+	// (ctx.secrets.get gives undefined, set fails, as on the reference CLI).
+	Secrets *Secrets
+	// Timeouts; zero means the default.
+	ActivateTimeout, CallTimeout, DisposeTimeout, KillGrace time.Duration
+}
+
+// Tool is one model-facing tool.
+type Tool struct {
+	// Name is the invocation name the model sees.
+	Name          string          `json:"name"`
+	ExtensionID   string          `json:"extensionId"`
+	ExtensionName string          `json:"extensionName"`
+	ToolName      string          `json:"toolName"`
+	Description   string          `json:"description"`
+	InputSchema   json.RawMessage `json:"inputSchema"`
+	OutputSchema  json.RawMessage `json:"outputSchema,omitempty"`
+	ApprovalMode  string          `json:"approvalMode,omitempty"`
+	ExecutionMode string          `json:"executionMode,omitempty"`
+}
+
+// CallRequest asks for one tool call.
+type CallRequest struct {
+	// Name is the invocation name, or "ID/TOOL" (extension id and manifest
+	// tool name).
+	Name string
+	// Arguments is a JSON object; nil means {}.
+	Arguments json.RawMessage
+	// ToolCallID is passed to the handler as ctx.toolCallId.
+	ToolCallID string
+	// Approved says the user approved a need-approval tool.
+	Approved bool
+	// QuestionsResult is the answer to a need-questions tool's question,
+	// passed as ctx.questionsResult; it must be a JSON object.
+	QuestionsResult json.RawMessage
+}
+
+// Result is a tool's answer.
+type Result struct {
+	Tool Tool `json:"tool"`
+	// Text is the rendered result: a string as returned, undefined as "",
+	// anything else as JSON.stringify(value, null, 2).
+	Text string `json:"text"`
+	// Structured is Text parsed, when the tool has an outputSchema.
+	Structured json.RawMessage `json:"structured,omitempty"`
+}
+
+// Event is an activation event sent to extensions.
+type Event struct {
+	Type   string `json:"type"`
+	Detail any    `json:"detail,omitempty"`
+}
+
+// Failure is one extension's failure that did not stop the others.
+type Failure struct {
+	ExtensionID string `json:"extensionId"`
+	Err         error  `json:"-"`
+}
+
+// MarshalJSON writes {"extensionId","error"}.
+func (f Failure) MarshalJSON() ([]byte, error) {
+	return json.Marshal(struct {
+		ExtensionID string `json:"extensionId"`
+		Error       string `json:"error"`
+	}{f.ExtensionID, f.Err.Error()})
+}
+
+// PromptContribution is one extension's system prompt text.
+type PromptContribution struct {
+	ExtensionID   string `json:"extensionId"`
+	ExtensionName string `json:"extensionName"`
+	Content       string `json:"content"`
+}
+
+// Prompt is the aggregated system prompt.
+type Prompt struct {
+	// Block is the <extensions> block, "" when no extension contributes.
+	Block         string               `json:"block"`
+	Contributions []PromptContribution `json:"contributions"`
+	// Failures are extensions whose prompt could not be collected; they
+	// are left out, as in the reference.
+	Failures []Failure `json:"failures,omitempty"`
+}
+
+// Host runs installed extensions. Create it with New and Close it when done.
+type Host struct {
+	opts     Options
+	getenv   func(string) string
+	settings *Settings
+
+	nodeOnce sync.Once
+	node     string
+	nodeErr  error
+
+	mu     sync.Mutex
+	closed bool
+	slots  map[string]*slot
+
+	listMu    sync.Mutex
+	listStamp time.Time
+	listed    []install.Installed
+	tools     []toolEntry
+
+	schemaMu sync.Mutex
+	schemas  map[string]*jsonschema.Schema
+}
+
+// slot holds one extension's process; its mutex serialises start and stop.
+type slot struct {
+	mu sync.Mutex
+	p  *process
+}
+
+type toolEntry struct {
+	Tool
+	ext *install.Installed
+}
+
+// New returns a Host. It starts nothing: extensions are activated at first use.
+func New(opts Options) (*Host, error) {
+	if opts.Paths == nil {
+		return nil, errors.New("runtime: Options.Paths is required")
+	}
+	if opts.Getenv == nil {
+		opts.Getenv = os.Getenv
+	}
+	if opts.List == nil {
+		p := opts.Paths
+		opts.List = func() ([]install.Installed, error) { return install.List(p) }
+	}
+	if opts.Environ == nil {
+		opts.Environ = os.Environ()
+	}
+	opts.ActivateTimeout = cmp.Or(opts.ActivateTimeout, DefaultActivateTimeout)
+	opts.CallTimeout = cmp.Or(opts.CallTimeout, DefaultCallTimeout)
+	opts.DisposeTimeout = cmp.Or(opts.DisposeTimeout, DefaultDisposeTimeout)
+	opts.KillGrace = cmp.Or(opts.KillGrace, DefaultKillGrace)
+	return &Host{
+		opts:     opts,
+		getenv:   opts.Getenv,
+		settings: NewSettings(opts.Paths),
+		slots:    map[string]*slot{},
+		schemas:  map[string]*jsonschema.Schema{},
+	}, nil
+}
+
+// Settings returns the settings store the host uses.
+func (h *Host) Settings() *Settings { return h.settings }
+
+// Secrets returns the secret store the host uses (nil when it has none).
+func (h *Host) Secrets() *Secrets { return h.opts.Secrets }
+
+// Refresh forgets the cached list of installed extensions.
+func (h *Host) Refresh() {
+	h.listMu.Lock()
+	h.listStamp = time.Time{}
+	h.listed = nil
+	h.listMu.Unlock()
+}
+
+// list returns the installed extensions and the exposed tools. The list is
+// read again whenever the extensions directory changed (every install,
+// replace and remove renames a directory in it).
+func (h *Host) list() ([]install.Installed, []toolEntry, error) {
+	stamp := time.Time{}
+	if fi, err := os.Stat(h.opts.Paths.ExtensionsDir()); err == nil {
+		stamp = fi.ModTime()
+	}
+	h.listMu.Lock()
+	defer h.listMu.Unlock()
+	if h.listed != nil && !stamp.IsZero() && stamp.Equal(h.listStamp) {
+		return h.listed, h.tools, nil
+	}
+	exts, err := h.opts.List()
+	if err != nil {
+		return nil, nil, err
+	}
+	if exts == nil {
+		exts = []install.Installed{}
+	}
+	h.listed, h.tools, h.listStamp = exts, exposedTools(exts), stamp
+	return h.listed, h.tools, nil
+}
+
+// Extension returns the installed extension id.
+func (h *Host) Extension(id string) (*install.Installed, error) {
+	id = strings.TrimSpace(id)
+	if id == "" {
+		return nil, errors.New("The extension id must not be empty.")
+	}
+	exts, _, err := h.list()
+	if err != nil {
+		return nil, err
+	}
+	for i := range exts {
+		if exts[i].ID == id {
+			if exts[i].Manifest == nil {
+				return nil, fmt.Errorf("extension %s is broken: %w", id, exts[i].Broken)
+			}
+			return &exts[i], nil
+		}
+	}
+	return nil, &NotFoundError{ID: id}
+}
+
+func exposes(m *manifest.Manifest) bool {
+	return m != nil && m.Main != "" && m.HasCapability(CapToolDefinitions) && m.HasCapability(CapToolExecution)
+}
+
+// exposedTools names every exposed tool; names are given in byte order of
+// extension id, then manifest order, and returned in list order.
+func exposedTools(exts []install.Installed) []toolEntry {
+	order := make([]int, 0, len(exts))
+	for i := range exts {
+		if exposes(exts[i].Manifest) {
+			order = append(order, i)
+		}
+	}
+	byID := slices.Clone(order)
+	slices.SortStableFunc(byID, func(a, b int) int { return strings.Compare(exts[a].ID, exts[b].ID) })
+	names := map[int][]string{}
+	used := map[string]bool{}
+	for _, i := range byID {
+		for _, t := range exts[i].Manifest.Tools() {
+			names[i] = append(names[i], uniqueName(BaseInvocationName(exts[i].ID, t.Name), used))
+		}
+	}
+	var out []toolEntry
+	for _, i := range order {
+		ext := &exts[i]
+		for j, t := range ext.Manifest.Tools() {
+			out = append(out, toolEntry{ext: ext, Tool: Tool{
+				Name:          names[i][j],
+				ExtensionID:   ext.ID,
+				ExtensionName: ext.DisplayName(),
+				ToolName:      t.Name,
+				Description:   t.Description,
+				InputSchema:   t.InputSchema,
+				OutputSchema:  t.OutputSchema,
+				ApprovalMode:  t.ApprovalMode,
+				ExecutionMode: t.ExecutionMode,
+			}})
+		}
+	}
+	return out
+}
+
+// Tools returns the model-facing tools in list order, then manifest order.
+func (h *Host) Tools(ctx context.Context) ([]Tool, error) {
+	_, entries, err := h.list()
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Tool, len(entries))
+	for i, e := range entries {
+		out[i] = e.Tool
+	}
+	return out, nil
+}
+
+// resolve finds a tool by invocation name or "ID/TOOL".
+func (h *Host) resolve(name string) (*toolEntry, error) {
+	name = strings.TrimSpace(name)
+	_, entries, err := h.list()
+	if err != nil {
+		return nil, err
+	}
+	for i := range entries {
+		if entries[i].Name == name {
+			return &entries[i], nil
+		}
+	}
+	if k := strings.LastIndex(name, "/"); k > 0 {
+		id, tool := name[:k], name[k+1:]
+		for i := range entries {
+			if entries[i].ExtensionID == id && entries[i].ToolName == tool {
+				return &entries[i], nil
+			}
+		}
+	}
+	return nil, &UnknownToolError{Name: name}
+}
+
+// ApprovalPrompt is the reference's confirmation text for a need-approval tool.
+func ApprovalPrompt(t Tool, args json.RawMessage) string {
+	pretty := string(args)
+	if b, err := marshalIndentNoEscape(args); err == nil {
+		pretty = string(b)
+	}
+	return "Extension tool requires confirmation\nExtension: " + t.ExtensionID + "\nTool: " + t.ToolName +
+		"\n\nArguments\n" + firstRunes(pretty, 1200)
+}
+
+// QuestionsTitle is the title of a need-questions tool's question.
+func QuestionsTitle(t Tool) string {
+	return "Additional execution info for extension tool: " + t.ToolName
+}
+
+func marshalIndentNoEscape(raw json.RawMessage) ([]byte, error) {
+	var b bytes.Buffer
+	if err := json.Indent(&b, raw, "", "  "); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
+
+func (h *Host) schema(key string, raw json.RawMessage) (*jsonschema.Schema, error) {
+	h.schemaMu.Lock()
+	defer h.schemaMu.Unlock()
+	if s, ok := h.schemas[key]; ok {
+		return s, nil
+	}
+	s, err := compileSchema(raw)
+	if err != nil {
+		return nil, err
+	}
+	h.schemas[key] = s
+	return s, nil
+}
+
+// Call runs one tool. The error is an *ApprovalError, *ArgumentsError,
+// *ToolError (the tool failed: report it to the model), *ExtensionError,
+// *TimeoutError, *ExitError, an *UnknownToolError, or ctx's error.
+func (h *Host) Call(ctx context.Context, req CallRequest) (*Result, error) {
+	te, err := h.resolve(req.Name)
+	if err != nil {
+		return nil, err
+	}
+	args := req.Arguments
+	if len(strings.TrimSpace(string(args))) == 0 {
+		args = json.RawMessage("{}")
+	}
+	switch te.ApprovalMode {
+	case ApprovalNeedApproval:
+		if !req.Approved {
+			return nil, &ApprovalError{Mode: te.ApprovalMode, Tool: te.Tool, Prompt: ApprovalPrompt(te.Tool, args)}
+		}
+	case ApprovalNeedQuestions:
+		if len(req.QuestionsResult) == 0 {
+			return nil, &ApprovalError{Mode: te.ApprovalMode, Tool: te.Tool, Prompt: QuestionsTitle(te.Tool)}
+		}
+	}
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(args, &obj); err != nil || obj == nil {
+		return nil, &ArgumentsError{Tool: te.Name, Message: "arguments must be a JSON object"}
+	}
+	if len(req.QuestionsResult) > 0 {
+		var q map[string]json.RawMessage
+		if err := json.Unmarshal(req.QuestionsResult, &q); err != nil || q == nil {
+			return nil, &ArgumentsError{Tool: te.Name, Message: "questionsResult must be a JSON object"}
+		}
+	}
+	key := fmt.Sprintf("%s\x00%d\x00%s", te.ExtensionID, te.ext.InstalledAtUnixMs, te.Name)
+	if len(te.InputSchema) > 0 {
+		sch, err := h.schema(key+"\x00in", te.InputSchema)
+		if err != nil {
+			return nil, &ToolError{ExtensionID: te.ExtensionID, Tool: te.ToolName, Message: "the tool's inputSchema does not compile: " + err.Error()}
+		}
+		if ptr, msg, ok := schemaProblem(sch, args); !ok {
+			return nil, &ArgumentsError{Tool: te.Name, Pointer: ptr, Message: msg}
+		}
+	}
+	p, err := h.process(ctx, te.ext, nil)
+	if err != nil {
+		return nil, err
+	}
+	params := map[string]any{"toolName": te.ToolName, "arguments": json.RawMessage(args)}
+	if req.ToolCallID != "" {
+		params["toolCallId"] = req.ToolCallID
+	}
+	if len(req.QuestionsResult) > 0 {
+		params["questionsResult"] = req.QuestionsResult
+	}
+	var out struct {
+		Text string `json:"text"`
+	}
+	if err := h.request(ctx, p, "call", h.opts.CallTimeout, "invokeTool", params, &out); err != nil {
+		var re *rpcError
+		if errors.As(err, &re) && re.Code == codeTool {
+			return nil, &ToolError{ExtensionID: te.ExtensionID, Tool: te.ToolName, Message: p.mask.string(re.Message)}
+		}
+		return nil, err
+	}
+	res := &Result{Tool: te.Tool, Text: p.mask.string(out.Text)}
+	if len(te.OutputSchema) > 0 {
+		sch, err := h.schema(key+"\x00out", te.OutputSchema)
+		if err != nil {
+			return nil, &ToolError{ExtensionID: te.ExtensionID, Tool: te.ToolName, Message: "the tool's outputSchema does not compile: " + err.Error()}
+		}
+		if ptr, msg, ok := schemaProblem(sch, []byte(res.Text)); !ok {
+			if ptr == "" {
+				ptr = "/"
+			}
+			return nil, &ToolError{ExtensionID: te.ExtensionID, Tool: te.ToolName,
+				Message: fmt.Sprintf("the result of %s does not match its outputSchema at %s: %s", te.ToolName, ptr, msg)}
+		}
+		res.Structured = json.RawMessage(res.Text)
+	}
+	return res, nil
+}
+
+// errTimedOut marks a context that ended because of our own timeout.
+var errTimedOut = errors.New("timed out")
+
+// request sends one request to p with a timeout and maps the failures: a
+// timeout stops the process, a dead process becomes an *ExitError, an
+// extension failure an *ExtensionError.
+func (h *Host) request(ctx context.Context, p *process, op string, d time.Duration, method string, params, out any) error {
+	cctx, cancel := context.WithTimeoutCause(ctx, d, errTimedOut)
+	defer cancel()
+	err := p.conn.call(cctx, method, params, out)
+	if err == nil {
+		return nil
+	}
+	var re *rpcError
+	switch {
+	case errors.As(err, &re):
+		if re.Code == codeTool {
+			return re
+		}
+		return &ExtensionError{ExtensionID: p.ext.ID, Message: p.mask.string(re.Message)}
+	case errors.Is(err, errConnClosed):
+		return p.exitError()
+	case ctx.Err() == nil && context.Cause(cctx) == errTimedOut:
+		go h.kill(p)
+		return &TimeoutError{ExtensionID: p.ext.ID, Op: op, After: d}
+	}
+	return err
+}
+
+// Emit sends ev to every extension that lists ev.Type in activationEvents
+// and has a main, in list order; targets, when given, limit it to those
+// ids. A failing extension is reported in the failures and delivery goes
+// on. An extension activated by the event sees it twice, as
+// ctx.activationEvent and through onEvent, as in the reference.
+func (h *Host) Emit(ctx context.Context, ev Event, targets ...string) ([]Failure, error) {
+	if !slices.Contains(manifest.ActivationEvents, ev.Type) {
+		return nil, fmt.Errorf("unknown event %q: use one of %s", ev.Type, strings.Join(manifest.ActivationEvents, ", "))
+	}
+	var want []string
+	for _, t := range targets {
+		if t = strings.TrimSpace(t); t != "" {
+			want = append(want, t)
+		}
+	}
+	exts, _, err := h.list()
+	if err != nil {
+		return nil, err
+	}
+	var failures []Failure
+	for i := range exts {
+		ext := &exts[i]
+		m := ext.Manifest
+		if len(want) > 0 && !slices.Contains(want, ext.ID) {
+			continue
+		}
+		if m == nil || m.Main == "" || !m.ListensTo(ev.Type) {
+			continue
+		}
+		if err := h.deliver(ctx, ext, ev); err != nil {
+			if ctx.Err() != nil {
+				return failures, ctx.Err()
+			}
+			failures = append(failures, Failure{ExtensionID: ext.ID, Err: err})
+		}
+	}
+	return failures, nil
+}
+
+func (h *Host) deliver(ctx context.Context, ext *install.Installed, ev Event) error {
+	p, err := h.process(ctx, ext, &ev)
+	if err != nil {
+		return err
+	}
+	if !p.caps.OnEvent {
+		return nil
+	}
+	err = h.request(ctx, p, "event", h.opts.CallTimeout, "onEvent", ev, nil)
+	var xe *ExtensionError
+	if errors.As(err, &xe) {
+		return &ExtensionError{ExtensionID: ext.ID,
+			Message: fmt.Sprintf("Extension event execution failed: %s (%s)", ext.DisplayName(), xe.Message)}
+	}
+	return err
+}
+
+// ExtensionInstalled sends onExtensionInstalled to the extension id only,
+// with detail {extensionId, name, version}. The install command calls it
+// after every install.
+func (h *Host) ExtensionInstalled(ctx context.Context, id string) ([]Failure, error) {
+	h.Refresh()
+	ext, err := h.Extension(id)
+	if err != nil {
+		return nil, err
+	}
+	detail := map[string]string{"extensionId": ext.ID, "name": ext.DisplayName(), "version": ext.Manifest.Version}
+	return h.Emit(ctx, Event{Type: "onExtensionInstalled", Detail: detail}, ext.ID)
+}
+
+// SystemPrompt collects the system prompts of the extensions with the
+// system-prompt capability and a main, in list order, and renders the
+// <extensions> block (spec §5.8). Extensions are started in parallel; one
+// that fails is left out and reported.
+func (h *Host) SystemPrompt(ctx context.Context) (*Prompt, error) {
+	exts, _, err := h.list()
+	if err != nil {
+		return nil, err
+	}
+	type answer struct {
+		text string
+		err  error
+	}
+	answers := make([]answer, len(exts))
+	var wg sync.WaitGroup
+	for i := range exts {
+		m := exts[i].Manifest
+		if m == nil || m.Main == "" || !m.HasCapability(CapSystemPrompt) {
+			continue
+		}
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			answers[i].text, answers[i].err = h.prompt(ctx, &exts[i])
+		}(i)
+	}
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	out := &Prompt{Contributions: []PromptContribution{}}
+	for i, a := range answers {
+		if a.err != nil {
+			out.Failures = append(out.Failures, Failure{ExtensionID: exts[i].ID, Err: a.err})
+			continue
+		}
+		if a.text == "" {
+			continue
+		}
+		out.Contributions = append(out.Contributions, PromptContribution{
+			ExtensionID: exts[i].ID, ExtensionName: exts[i].DisplayName(), Content: a.text,
+		})
+	}
+	out.Block = RenderPromptBlock(out.Contributions)
+	return out, nil
+}
+
+func (h *Host) prompt(ctx context.Context, ext *install.Installed) (string, error) {
+	p, err := h.process(ctx, ext, nil)
+	if err != nil {
+		return "", err
+	}
+	if !p.caps.SystemPrompt {
+		return "", nil
+	}
+	var out struct {
+		Text string `json:"text"`
+	}
+	if err := h.request(ctx, p, "prompt", h.opts.CallTimeout, "systemPrompt", struct{}{}, &out); err != nil {
+		return "", err
+	}
+	return strings.TrimSpace(p.mask.string(out.Text)), nil
+}
+
+// RenderPromptBlock renders contributions as the reference's <extensions>
+// block; entries whose id, name or content is blank are dropped, and ""
+// is returned when none is left.
+func RenderPromptBlock(cs []PromptContribution) string {
+	attr := strings.NewReplacer("&", "&amp;", `"`, "&quot;", "<", "&lt;", ">", "&gt;")
+	var lines []string
+	for _, c := range cs {
+		id, name, content := strings.TrimSpace(c.ExtensionID), strings.TrimSpace(c.ExtensionName), strings.TrimSpace(c.Content)
+		if id == "" || name == "" || content == "" {
+			continue
+		}
+		lines = append(lines, `<extension id="`+attr.Replace(id)+`" name="`+attr.Replace(name)+`">`, content, "</extension>")
+	}
+	if len(lines) == 0 {
+		return ""
+	}
+	head := []string{
+		"<extensions>",
+		"The following block contains additive host-provided instructions contributed by installed extensions.",
+		"Treat them as additional system-level context; do not interpret them as tool definitions or permission grants.",
+	}
+	return strings.Join(append(append(head, lines...), "</extensions>"), "\n")
+}
+
+// Close disposes every running extension (dispose gets DisposeTimeout) and
+// stops its process. The Host cannot be used afterwards.
+func (h *Host) Close() error {
+	h.mu.Lock()
+	h.closed = true
+	slots := make([]*slot, 0, len(h.slots))
+	for _, s := range h.slots {
+		slots = append(slots, s)
+	}
+	h.mu.Unlock()
+	errs := make([]error, len(slots))
+	var wg sync.WaitGroup
+	for i, s := range slots {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			s.mu.Lock()
+			defer s.mu.Unlock()
+			if s.p != nil {
+				errs[i] = h.stop(s.p)
+				s.p = nil
+			}
+		}()
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}

@@ -1,0 +1,73 @@
+package runtime
+
+import (
+	"crypto/sha1"
+	"encoding/hex"
+	"strconv"
+	"strings"
+)
+
+// maxInvocationName is the reference's EXTENSION_TOOL_INVOCATION_NAME_MAX_LENGTH.
+const maxInvocationName = 64
+
+// sanitize lowercases ASCII letters and digits and turns every run of other
+// code points into one "_", trimmed at both ends; "" becomes "tool".
+func sanitize(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		switch {
+		case r >= 'a' && r <= 'z', r >= '0' && r <= '9':
+			b.WriteRune(r)
+		case r >= 'A' && r <= 'Z':
+			b.WriteRune(r + ('a' - 'A'))
+		default:
+			if !strings.HasSuffix(b.String(), "_") {
+				b.WriteByte('_')
+			}
+		}
+	}
+	out := strings.Trim(b.String(), "_")
+	if out == "" {
+		return "tool"
+	}
+	return out
+}
+
+// firstRunes returns the first n code points of s.
+func firstRunes(s string, n int) string {
+	i := 0
+	for pos := range s {
+		if i == n {
+			return s[:pos]
+		}
+		i++
+	}
+	return s
+}
+
+// BaseInvocationName is the model-facing name of a tool before collision
+// suffixes, to the byte as the reference computes it (spec §5.5):
+// extension__{E}__{T}__{sha1(E + "\x00" + T)[:8]}, with E the sanitised id
+// cut to 16 code points and T the sanitised tool name cut to 24.
+func BaseInvocationName(extensionID, toolName string) string {
+	e := firstRunes(sanitize(extensionID), 16)
+	t := firstRunes(sanitize(toolName), 24)
+	sum := sha1.Sum([]byte(e + "\x00" + t))
+	return "extension__" + e + "__" + t + "__" + hex.EncodeToString(sum[:])[:8]
+}
+
+// uniqueName returns base, or base cut to fit with the first free suffix
+// "__1", "__2", …, and records the name in used.
+func uniqueName(base string, used map[string]bool) string {
+	name := base
+	for i := 1; used[name]; i++ {
+		s := "__" + strconv.Itoa(i)
+		cut := base
+		if len(cut) > maxInvocationName-len(s) {
+			cut = cut[:maxInvocationName-len(s)]
+		}
+		name = cut + s
+	}
+	used[name] = true
+	return name
+}

@@ -1,0 +1,375 @@
+package runtime
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/spiritagents/spirit/install"
+)
+
+// process is one running extension.
+type process struct {
+	ext  *install.Installed
+	cmd  *exec.Cmd
+	conn *conn
+	caps capabilities
+	mask *masker
+	logw *maskWriter
+	log  string
+
+	exited   chan struct{}
+	state    string      // how it ended; set before exited is closed
+	stopping atomic.Bool // a kill is under way; the next use starts anew
+}
+
+// capabilities is what the runner found in the extension's instance.
+type capabilities struct {
+	Instance     bool     `json:"instance"`
+	Tools        []string `json:"tools"`
+	InvokeTool   bool     `json:"invokeTool"`
+	SystemPrompt bool     `json:"systemPrompt"`
+	OnEvent      bool     `json:"onEvent"`
+	Dispose      bool     `json:"dispose"`
+}
+
+func (p *process) alive() bool {
+	if p.stopping.Load() {
+		return false
+	}
+	select {
+	case <-p.exited:
+		return false
+	default:
+		return true
+	}
+}
+
+// exitError waits briefly for the process to end and describes how it did.
+func (p *process) exitError() error {
+	select {
+	case <-p.exited:
+	case <-time.After(2 * time.Second):
+	}
+	state := p.state
+	if state == "" {
+		state = "closed its protocol pipe"
+	}
+	return &ExitError{ExtensionID: p.ext.ID, State: state, LogFile: p.log}
+}
+
+// process returns the running process of ext, starting it when there is
+// none, when the old one ended, or when ext was reinstalled since.
+func (h *Host) process(ctx context.Context, ext *install.Installed, ev *Event) (*process, error) {
+	h.mu.Lock()
+	if h.closed {
+		h.mu.Unlock()
+		return nil, ErrClosed
+	}
+	s := h.slots[ext.ID]
+	if s == nil {
+		s = &slot{}
+		h.slots[ext.ID] = s
+	}
+	h.mu.Unlock()
+
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.p != nil {
+		if s.p.alive() && s.p.ext.InstalledAtUnixMs == ext.InstalledAtUnixMs && s.p.ext.Dir == ext.Dir {
+			return s.p, nil
+		}
+		if !s.p.stopping.Load() {
+			_ = h.stop(s.p)
+		}
+		s.p = nil
+	}
+	p, err := h.start(ctx, ext, ev)
+	if err != nil {
+		return nil, err
+	}
+	s.p = p
+	return p, nil
+}
+
+func (h *Host) nodePath() (string, error) {
+	h.nodeOnce.Do(func() { h.node, h.nodeErr = findNode(h.opts.NodePath, h.getenv) })
+	return h.node, h.nodeErr
+}
+
+// start runs the runner for ext and activates the extension.
+func (h *Host) start(ctx context.Context, ext *install.Installed, ev *Event) (*process, error) {
+	m := ext.Manifest
+	if m.Main == "" {
+		return nil, &ExtensionError{ExtensionID: ext.ID, Message: "The extension does not declare main and cannot execute: " + ext.ID}
+	}
+	mainPath := filepath.Join(ext.Dir, filepath.FromSlash(m.Main))
+	if fi, err := os.Stat(mainPath); err != nil || fi.IsDir() {
+		return nil, &ExtensionError{ExtensionID: ext.ID, Message: "The extension main file does not exist: " + m.Main}
+	}
+	node, err := h.nodePath()
+	if err != nil {
+		return nil, err
+	}
+	logPath := h.opts.Paths.LogFile(ext.ID)
+	if err := os.MkdirAll(filepath.Dir(logPath), 0o700); err != nil {
+		return nil, err
+	}
+	logFile, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	toChildR, toChildW, err := os.Pipe()
+	if err != nil {
+		logFile.Close()
+		return nil, err
+	}
+	fromChildR, fromChildW, err := os.Pipe()
+	if err != nil {
+		logFile.Close()
+		toChildR.Close()
+		toChildW.Close()
+		return nil, err
+	}
+	p := &process{ext: ext, mask: &masker{}, log: logPath, exited: make(chan struct{})}
+	p.logw = &maskWriter{m: p.mask, w: logFile}
+	cmd := exec.Command(node, "--input-type=module", "--eval", runnerScript)
+	cmd.Dir = ext.Dir
+	cmd.Env = childEnv(h.opts.Environ)
+	cmd.Stdout, cmd.Stderr = p.logw, p.logw
+	cmd.ExtraFiles = []*os.File{toChildR, fromChildW}
+	cmd.WaitDelay = time.Second
+	fmt.Fprintf(logFile, "--- %s spirit started %s %s\n", time.Now().UTC().Format(time.RFC3339), ext.ID, m.Version)
+	err = cmd.Start()
+	toChildR.Close()
+	fromChildW.Close()
+	if err != nil {
+		logFile.Close()
+		toChildW.Close()
+		fromChildR.Close()
+		return nil, fmt.Errorf("starting node for %s: %w", ext.ID, err)
+	}
+	p.cmd = cmd
+	go func() {
+		err := cmd.Wait()
+		p.logw.flush()
+		logFile.Close()
+		fromChildR.Close()
+		switch {
+		case cmd.ProcessState != nil:
+			p.state = cmd.ProcessState.String()
+		case err != nil:
+			p.state = err.Error()
+		}
+		close(p.exited)
+	}()
+	p.conn = newConn(fromChildR, toChildW, h.handler(p))
+
+	params := map[string]any{
+		"info": map[string]any{
+			"id": ext.ID, "name": ext.DisplayName(), "version": m.Version, "directoryPath": ext.Dir,
+			"manifestPath": filepath.Join(ext.Dir, "package.json"), "main": m.Main,
+		},
+		"mainPath": mainPath,
+	}
+	if ev != nil {
+		params["activationEvent"] = ev
+	}
+	if err := h.request(ctx, p, "activate", h.opts.ActivateTimeout, "activate", params, &p.caps); err != nil {
+		var xe *ExitError
+		if errors.As(err, &xe) {
+			if p.cmd.ProcessState != nil && p.cmd.ProcessState.ExitCode() == exitNodeTooOld {
+				err = checkNodeVersion(node)
+				if err == nil {
+					err = &NodeVersionError{Path: node, Version: "(unknown)"}
+				}
+			} else if verr := checkNodeVersion(node); verr != nil {
+				err = verr
+			}
+		}
+		var te *TimeoutError
+		if !errors.As(err, &te) {
+			_ = h.stop(p)
+		}
+		return nil, err
+	}
+	return p, nil
+}
+
+// stop disposes p (when it has dispose and still runs) and ends it: the
+// runner exits when its input closes; if it has not within DisposeTimeout
+// it gets SIGTERM, and SIGKILL KillGrace later.
+func (h *Host) stop(p *process) error {
+	var err error
+	if p.alive() && p.caps.Dispose {
+		ctx, cancel := context.WithTimeout(context.Background(), h.opts.DisposeTimeout)
+		err = p.conn.call(ctx, "dispose", struct{}{}, nil)
+		cancel()
+		var re *rpcError
+		switch {
+		case errors.As(err, &re):
+			err = &ExtensionError{ExtensionID: p.ext.ID, Message: fmt.Sprintf("dispose of %s failed: %s", p.ext.ID, p.mask.string(re.Message))}
+		case errors.Is(err, context.DeadlineExceeded):
+			err = &TimeoutError{ExtensionID: p.ext.ID, Op: "dispose", After: h.opts.DisposeTimeout}
+		case errors.Is(err, errConnClosed):
+			err = nil
+		}
+	}
+	_ = p.conn.close()
+	select {
+	case <-p.exited:
+		return err
+	case <-time.After(h.opts.DisposeTimeout):
+	}
+	h.kill(p)
+	return err
+}
+
+// kill sends SIGTERM and, KillGrace later, SIGKILL.
+func (h *Host) kill(p *process) {
+	p.stopping.Store(true)
+	_ = p.conn.close()
+	select {
+	case <-p.exited:
+		return
+	default:
+	}
+	if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		_ = p.cmd.Process.Kill()
+	}
+	select {
+	case <-p.exited:
+		return
+	case <-time.After(h.opts.KillGrace):
+	}
+	_ = p.cmd.Process.Kill()
+	<-p.exited
+}
+
+// handler answers the runner's settings and secrets requests for p.
+func (h *Host) handler(p *process) handlerFunc {
+	m := p.ext.Manifest
+	return func(ctx context.Context, method string, params json.RawMessage) (any, error) {
+		var in struct {
+			Key    string          `json:"key"`
+			Value  json.RawMessage `json:"value"`
+			Values json.RawMessage `json:"values"`
+		}
+		if len(params) > 0 {
+			if err := json.Unmarshal(params, &in); err != nil {
+				return nil, err
+			}
+		}
+		switch method {
+		case "ready":
+			return nil, nil
+		case "settings/get":
+			v, _ := h.settings.Get(m, in.Key)
+			return map[string]any{"value": v}, nil
+		case "settings/getAll":
+			return map[string]any{"values": h.settings.GetAll(m)}, nil
+		case "settings/set", "settings/setAll":
+			keys, values := []string{in.Key}, map[string]any{}
+			if method == "settings/set" {
+				var v any
+				if len(in.Value) > 0 {
+					if err := json.Unmarshal(in.Value, &v); err != nil {
+						return nil, err
+					}
+				}
+				values[in.Key] = v
+			} else {
+				var err error
+				keys, values, err = orderedObject(in.Values)
+				if err != nil {
+					return nil, errors.New("settings.setAll needs an object of values")
+				}
+			}
+			all, err := h.settings.SetAll(m, keys, values)
+			if err != nil {
+				return nil, err
+			}
+			return map[string]any{"values": all}, nil
+		case "secrets/get", "secrets/has", "secrets/set", "secrets/delete":
+			return h.secretCall(p, method, in.Key, in.Value)
+		}
+		return nil, fmt.Errorf("unknown method %s", method)
+	}
+}
+
+func (h *Host) secretCall(p *process, method, key string, raw json.RawMessage) (any, error) {
+	m := p.ext.Manifest
+	if err := checkSlot(m, key); err != nil {
+		return nil, err
+	}
+	sec := h.opts.Secrets
+	if sec == nil {
+		switch method {
+		case "secrets/set":
+			return nil, fmt.Errorf("The current host does not implement extension secret storage: %s", m.ID)
+		case "secrets/has":
+			return map[string]any{"value": false}, nil
+		}
+		return map[string]any{}, nil
+	}
+	switch method {
+	case "secrets/get", "secrets/has":
+		v, ok, err := sec.Get(m, key)
+		if err != nil {
+			return nil, err
+		}
+		if method == "secrets/has" {
+			return map[string]any{"value": ok}, nil
+		}
+		if !ok {
+			return map[string]any{}, nil
+		}
+		p.mask.add(v)
+		return map[string]any{"value": v}, nil
+	case "secrets/set":
+		var v string
+		_ = json.Unmarshal(raw, &v)
+		p.mask.add(trimJS(v))
+		return map[string]any{}, sec.Set(m, key, v)
+	default:
+		return map[string]any{}, sec.Delete(m, key)
+	}
+}
+
+func trimJS(s string) string { return string(bytes.TrimSpace([]byte(s))) }
+
+// orderedObject decodes a JSON object keeping its key order.
+func orderedObject(raw json.RawMessage) ([]string, map[string]any, error) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	tok, err := dec.Token()
+	if err != nil || tok != json.Delim('{') {
+		return nil, nil, errors.New("not an object")
+	}
+	var keys []string
+	values := map[string]any{}
+	for dec.More() {
+		kt, err := dec.Token()
+		if err != nil {
+			return nil, nil, err
+		}
+		k := kt.(string)
+		var v any
+		if err := dec.Decode(&v); err != nil {
+			return nil, nil, err
+		}
+		if _, dup := values[k]; !dup {
+			keys = append(keys, k)
+		}
+		values[k] = v
+	}
+	return keys, values, nil
+}
+

@@ -1,0 +1,277 @@
+// spirit extension runner. The Go host starts one Node.js process per
+// extension with this script and speaks JSON-RPC 2.0 to it, one JSON message
+// per line: host -> runner on fd 3, runner -> host on fd 4. The extension's
+// stdout and stderr go to its log file and never touch the protocol.
+import net from 'node:net';
+import { pathToFileURL } from 'node:url';
+
+const [major] = process.versions.node.split('.').map(Number);
+if (major < 18) {
+  process.stderr.write(`spirit: Node.js ${process.versions.node} is too old; 18 or later is needed\n`);
+  process.exit(78);
+}
+
+const input = new net.Socket({ fd: 3, readable: true, writable: false });
+const output = new net.Socket({ fd: 4, readable: false, writable: true });
+
+// Error codes shared with the Go host (runtime/rpc.go).
+const CODE_EXTENSION = -32000; // the extension failed: load, activate, event, prompt, dispose
+const CODE_TOOL = -32001; // the tool handler threw or its result cannot be rendered
+
+let nextID = 1;
+const outgoing = new Map(); // id -> {resolve, reject}
+const running = new Map(); // id -> AbortController
+
+let extension = null; // runtime info of the extension
+let instance; // the recognised members, bound to their object
+let logPrefix = '[extension]';
+
+function send(msg) {
+  output.write(JSON.stringify(msg) + '\n');
+}
+
+function call(method, params) {
+  const id = nextID++;
+  return new Promise((resolve, reject) => {
+    outgoing.set(id, { resolve, reject });
+    send({ jsonrpc: '2.0', id, method, params });
+  });
+}
+
+class RPCError extends Error {
+  constructor(code, message) {
+    super(message);
+    this.code = code;
+  }
+}
+
+function messageOf(err) {
+  if (err instanceof Error) return err.message;
+  try {
+    return String(err);
+  } catch {
+    return 'unknown error';
+  }
+}
+
+function logError(what, err) {
+  const detail = err instanceof Error && err.stack ? err.stack : messageOf(err);
+  process.stderr.write(`${logPrefix} ${what}: ${detail}\n`);
+}
+
+function makeSettings() {
+  return Object.freeze({
+    get: (key) => call('settings/get', { key }).then((r) => r.value ?? undefined),
+    getAll: () => call('settings/getAll', {}).then((r) => r.values),
+    set: (key, value) => call('settings/set', { key, value: value === undefined ? null : value }).then((r) => r.values),
+    setAll: (values) => call('settings/setAll', { values }).then((r) => r.values),
+  });
+}
+
+function makeSecrets() {
+  return Object.freeze({
+    get: (key) => call('secrets/get', { key }).then((r) => r.value ?? undefined),
+    has: (key) => call('secrets/has', { key }).then((r) => r.value === true),
+    set: (key, value) => call('secrets/set', { key, value: String(value ?? '') }).then(() => undefined),
+    delete: (key) => call('secrets/delete', { key }).then(() => undefined),
+  });
+}
+
+function log(message) {
+  process.stderr.write(`${logPrefix} ${message}\n`);
+}
+
+// readInstance keeps the members the reference recognises, bound to their
+// object so `this` works (the reference calls them detached).
+function readInstance(value) {
+  if (value === null || (typeof value !== 'object' && typeof value !== 'function')) return undefined;
+  const out = {};
+  let usable = false;
+  const tools = value.tools;
+  if (tools !== null && typeof tools === 'object') {
+    const kept = {};
+    for (const [name, fn] of Object.entries(tools)) {
+      if (typeof fn === 'function') kept[name] = fn.bind(tools);
+    }
+    if (Object.keys(kept).length > 0) {
+      out.tools = kept;
+      usable = true;
+    }
+  }
+  for (const name of ['invokeTool', 'getSystemPrompt', 'onEvent', 'dispose']) {
+    if (typeof value[name] === 'function') {
+      out[name] = value[name].bind(value);
+      usable = true;
+    }
+  }
+  if (typeof value.systemPrompt === 'string' && value.systemPrompt.trim() !== '') {
+    out.systemPrompt = value.systemPrompt;
+    usable = true;
+  }
+  return usable ? out : undefined;
+}
+
+function findActivate(mod) {
+  if (typeof mod === 'function') return mod;
+  if (typeof mod.activate === 'function') return mod.activate;
+  if (typeof mod.default === 'function') return mod.default;
+  if (mod.default && typeof mod.default.activate === 'function') return mod.default.activate.bind(mod.default);
+  return undefined;
+}
+
+async function activate({ info, mainPath, activationEvent }) {
+  extension = Object.freeze({ ...info });
+  logPrefix = `[extension:${info.id}]`;
+  let mod;
+  try {
+    mod = await import(pathToFileURL(mainPath).href);
+  } catch (err) {
+    logError('load failed', err);
+    throw new RPCError(CODE_EXTENSION, `Failed to load extension: ${info.name} (${messageOf(err)})`);
+  }
+  const fn = findActivate(mod);
+  if (!fn) {
+    throw new RPCError(
+      CODE_EXTENSION,
+      `Extension ${info.name} does not export activate; export activate(context) or a default export of that function.`,
+    );
+  }
+  const ctx = { extension, host: {}, log, settings: makeSettings(), secrets: makeSecrets() };
+  if (activationEvent) ctx.activationEvent = activationEvent;
+  let returned;
+  try {
+    returned = await fn(ctx);
+  } catch (err) {
+    logError('activate failed', err);
+    throw new RPCError(CODE_EXTENSION, `Failed to execute extension: ${info.name} (${messageOf(err)})`);
+  }
+  instance = readInstance(returned) ?? readInstance(mod) ?? (mod.default ? readInstance(mod.default) : undefined);
+  return {
+    instance: instance !== undefined,
+    tools: instance?.tools ? Object.keys(instance.tools) : [],
+    invokeTool: typeof instance?.invokeTool === 'function',
+    systemPrompt: instance?.systemPrompt !== undefined || typeof instance?.getSystemPrompt === 'function',
+    onEvent: typeof instance?.onEvent === 'function',
+    dispose: typeof instance?.dispose === 'function',
+  };
+}
+
+// render turns a handler's value into the tool result text as the reference
+// does, except that values JSON cannot represent become a clear error.
+function render(value) {
+  if (typeof value === 'string') return value;
+  if (value === undefined) return '';
+  let text;
+  try {
+    text = JSON.stringify(value, null, 2);
+  } catch (err) {
+    throw new RPCError(CODE_TOOL, `The tool result cannot be converted to JSON: ${messageOf(err)}`);
+  }
+  if (text === undefined) {
+    throw new RPCError(CODE_TOOL, `The tool result cannot be converted to JSON: a ${typeof value} has no JSON form`);
+  }
+  return text;
+}
+
+async function invokeTool({ toolName, arguments: args, toolCallId, questionsResult }, signal) {
+  if (!instance) throw new RPCError(CODE_TOOL, `The extension did not return a callable instance: ${extension.name}`);
+  const ctx = { extension, host: {}, toolName, arguments: args, log, settings: makeSettings(), secrets: makeSecrets(), signal };
+  if (toolCallId) ctx.toolCallId = toolCallId;
+  if (questionsResult !== null && typeof questionsResult === 'object') ctx.questionsResult = questionsResult;
+  let handler;
+  if (instance.invokeTool) handler = instance.invokeTool;
+  else if (instance.tools && Object.hasOwn(instance.tools, toolName)) handler = instance.tools[toolName];
+  else throw new RPCError(CODE_TOOL, `The extension does not export a tool handler: ${toolName}`);
+  let value;
+  try {
+    value = await handler(ctx);
+  } catch (err) {
+    logError(`tool ${toolName} failed`, err);
+    throw new RPCError(CODE_TOOL, messageOf(err));
+  }
+  return { text: render(value) };
+}
+
+async function systemPrompt() {
+  if (!instance) return { text: '' };
+  if (instance.getSystemPrompt) {
+    const v = await instance.getSystemPrompt();
+    return { text: typeof v === 'string' ? v.trim() : '' };
+  }
+  return { text: (instance.systemPrompt ?? '').trim() };
+}
+
+async function onEvent(event) {
+  if (instance?.onEvent) await instance.onEvent(event);
+  return {};
+}
+
+async function dispose() {
+  if (instance?.dispose) await instance.dispose();
+  return {};
+}
+
+const methods = { activate, invokeTool, systemPrompt, onEvent, dispose };
+
+async function handleRequest(msg) {
+  const fn = Object.hasOwn(methods, msg.method) ? methods[msg.method] : undefined;
+  if (!fn) {
+    send({ jsonrpc: '2.0', id: msg.id, error: { code: -32601, message: `Method not found: ${msg.method}` } });
+    return;
+  }
+  const ac = new AbortController();
+  running.set(msg.id, ac);
+  try {
+    const result = await fn(msg.params ?? {}, ac.signal);
+    if (!ac.signal.aborted) send({ jsonrpc: '2.0', id: msg.id, result });
+  } catch (err) {
+    const code = err instanceof RPCError ? err.code : CODE_EXTENSION;
+    if (!(err instanceof RPCError)) logError(`${msg.method} failed`, err);
+    if (!ac.signal.aborted) send({ jsonrpc: '2.0', id: msg.id, error: { code, message: messageOf(err) } });
+  } finally {
+    running.delete(msg.id);
+  }
+}
+
+function handle(msg) {
+  if (msg.method === '$/cancelRequest') {
+    const ac = running.get(msg.params?.id);
+    // The host has stopped waiting; the handler sees ctx.signal aborted.
+    if (ac) ac.abort();
+    return;
+  }
+  if (msg.method !== undefined) {
+    handleRequest(msg);
+    return;
+  }
+  const pending = outgoing.get(msg.id);
+  if (!pending) return;
+  outgoing.delete(msg.id);
+  if (msg.error) pending.reject(new Error(msg.error.message));
+  else pending.resolve(msg.result ?? {});
+}
+
+let buffered = '';
+input.setEncoding('utf8');
+input.on('data', (chunk) => {
+  buffered += chunk;
+  let nl;
+  while ((nl = buffered.indexOf('\n')) >= 0) {
+    const line = buffered.slice(0, nl);
+    buffered = buffered.slice(nl + 1);
+    if (line.trim() === '') continue;
+    let msg;
+    try {
+      msg = JSON.parse(line);
+    } catch {
+      process.stderr.write('spirit runner: ignored a line that is not JSON\n');
+      continue;
+    }
+    handle(msg);
+  }
+});
+// The host closing its end means: stop now.
+input.on('end', () => process.exit(0));
+input.on('error', () => process.exit(0));
+output.on('error', () => process.exit(0));
+send({ jsonrpc: '2.0', method: 'ready', params: { node: process.versions.node } });

@@ -1,0 +1,276 @@
+package runtime
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"github.com/spiritagents/spirit/internal/paths"
+	"github.com/spiritagents/spirit/manifest"
+)
+
+// SettingError is a settings value the schema refuses; Message is the
+// reference's text.
+type SettingError struct {
+	Key     string
+	Message string
+}
+
+func (e *SettingError) Error() string { return e.Message }
+
+// Settings reads and writes extension settings values in the reference's
+// file, extension-state/ext-<b64url(id)>.json: a flat JSON object of string,
+// number, boolean or null values, pretty-printed with a trailing newline.
+// Values are checked against the extension's settingsSchema with the
+// reference's messages. It is safe for concurrent use.
+type Settings struct {
+	paths *paths.Paths
+	mu    sync.Mutex
+}
+
+// NewSettings returns the settings store of p's host.
+func NewSettings(p *paths.Paths) *Settings { return &Settings{paths: p} }
+
+// stored is the raw file content with its key order kept.
+type stored struct {
+	keys   []string
+	values map[string]any
+}
+
+func (s *stored) set(k string, v any) {
+	if _, ok := s.values[k]; !ok {
+		s.keys = append(s.keys, k)
+	}
+	s.values[k] = v
+}
+
+func (s *stored) del(k string) {
+	if _, ok := s.values[k]; !ok {
+		return
+	}
+	delete(s.values, k)
+	for i, x := range s.keys {
+		if x == k {
+			s.keys = append(s.keys[:i], s.keys[i+1:]...)
+			break
+		}
+	}
+}
+
+// load reads the raw values; a missing or malformed file, or one holding a
+// value of another type, is empty, as in the reference.
+func (s *Settings) load(id string) *stored {
+	empty := &stored{values: map[string]any{}}
+	data, err := os.ReadFile(s.paths.SettingsFile(id))
+	if err != nil {
+		return empty
+	}
+	out, ok := parseStored(data)
+	if !ok {
+		return empty
+	}
+	return out
+}
+
+func parseStored(data []byte) (*stored, bool) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	tok, err := dec.Token()
+	if err != nil || tok != json.Delim('{') {
+		return nil, false
+	}
+	out := &stored{values: map[string]any{}}
+	for dec.More() {
+		kt, err := dec.Token()
+		if err != nil {
+			return nil, false
+		}
+		k, _ := kt.(string)
+		vt, err := dec.Token()
+		if err != nil {
+			return nil, false
+		}
+		switch v := vt.(type) {
+		case string, bool, nil:
+			out.set(k, v)
+		case json.Number:
+			f, err := v.Float64()
+			if err != nil {
+				return nil, false
+			}
+			out.set(k, f)
+		default:
+			return nil, false // an object or array
+		}
+	}
+	if _, err := dec.Token(); err != nil {
+		return nil, false
+	}
+	if _, err := dec.Token(); err == nil {
+		return nil, false // trailing data
+	}
+	return out, true
+}
+
+func (s *Settings) save(id string, st *stored) error {
+	var b bytes.Buffer
+	b.WriteString("{")
+	for i, k := range st.keys {
+		if i > 0 {
+			b.WriteString(",")
+		}
+		kb, _ := marshalNoEscape(k)
+		vb, err := marshalNoEscape(st.values[k])
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(&b, "\n  %s: %s", kb, vb)
+	}
+	if len(st.keys) > 0 {
+		b.WriteString("\n")
+	}
+	b.WriteString("}\n")
+	file := s.paths.SettingsFile(id)
+	if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(file), ".ext-*.tmp")
+	if err != nil {
+		return err
+	}
+	if _, err := tmp.Write(b.Bytes()); err != nil {
+		tmp.Close()
+		os.Remove(tmp.Name())
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		os.Remove(tmp.Name())
+		return err
+	}
+	if err := os.Rename(tmp.Name(), file); err != nil {
+		os.Remove(tmp.Name())
+		return err
+	}
+	return nil
+}
+
+func marshalNoEscape(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimRight(b.Bytes(), "\n"), nil
+}
+
+// checkValue applies the reference's type rules to a non-null value.
+func checkValue(def manifest.Setting, v any) error {
+	key := def.Key
+	switch def.Type {
+	case "string":
+		s, ok := v.(string)
+		if !ok {
+			return &SettingError{key, fmt.Sprintf("Extension setting %s must be a string.", key)}
+		}
+		if def.Required && strings.TrimSpace(s) == "" {
+			return &SettingError{key, fmt.Sprintf("Extension setting %s must not be empty.", key)}
+		}
+	case "boolean":
+		if _, ok := v.(bool); !ok {
+			return &SettingError{key, fmt.Sprintf("Extension setting %s must be a boolean.", key)}
+		}
+	case "number":
+		f, ok := v.(float64)
+		if !ok || math.IsInf(f, 0) || math.IsNaN(f) {
+			return &SettingError{key, fmt.Sprintf("Extension setting %s must be a number.", key)}
+		}
+	case "select":
+		s, ok := v.(string)
+		if !ok {
+			return &SettingError{key, fmt.Sprintf("Extension setting %s must be a string.", key)}
+		}
+		if len(def.Options) > 0 {
+			found := false
+			for _, o := range def.Options {
+				found = found || o.Value == s
+			}
+			if !found {
+				return &SettingError{key, fmt.Sprintf("Extension setting %s has an invalid value: %s", key, s)}
+			}
+		}
+	}
+	return nil
+}
+
+// normalise walks the schema in order: a stored value that passes the type
+// rules, else the default, else nothing. Unlike the reference, a stored
+// value whose type drifted after an update falls back to the default
+// instead of failing every read.
+func normalise(m *manifest.Manifest, st *stored) map[string]any {
+	out := map[string]any{}
+	for _, def := range m.SettingsSchema {
+		if v, ok := st.values[def.Key]; ok && v != nil && checkValue(def, v) == nil {
+			out[def.Key] = v
+			continue
+		}
+		if def.DefaultValue != nil {
+			out[def.Key] = def.DefaultValue
+		}
+	}
+	return out
+}
+
+// GetAll returns the settings of m's extension: stored values checked
+// against the schema, defaults for the rest; keys without either are absent.
+func (s *Settings) GetAll(m *manifest.Manifest) map[string]any {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return normalise(m, s.load(m.ID))
+}
+
+// Get returns one setting, and whether it has a value.
+func (s *Settings) Get(m *manifest.Manifest, key string) (any, bool) {
+	v, ok := s.GetAll(m)[key]
+	return v, ok
+}
+
+// SetAll merges values into the stored ones atomically: the first refused
+// value aborts and nothing is written. A nil value clears the key. Values
+// are JSON-decoded Go values (string, bool, float64, nil). It returns the
+// settings after the write, as GetAll does.
+func (s *Settings) SetAll(m *manifest.Manifest, keys []string, values map[string]any) (map[string]any, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st := s.load(m.ID)
+	for _, key := range keys {
+		v := values[key]
+		def, ok := m.Setting(key)
+		if !ok {
+			return nil, &SettingError{key, "The extension does not declare the setting: " + key}
+		}
+		if v == nil {
+			if def.Required && def.DefaultValue == nil {
+				return nil, &SettingError{key, fmt.Sprintf("Extension setting %s is required and cannot be cleared.", key)}
+			}
+			st.del(key)
+			continue
+		}
+		if n, ok := v.(int); ok {
+			v = float64(n)
+		}
+		if err := checkValue(def, v); err != nil {
+			return nil, err
+		}
+		st.set(key, v)
+	}
+	if err := s.save(m.ID, st); err != nil {
+		return nil, fmt.Errorf("saving settings of %s: %w", m.ID, err)
+	}
+	return normalise(m, st), nil
+}

@@ -1,0 +1,3 @@
+export function activate() {
+  return new Promise(() => {});
+}

@@ -1,0 +1,3 @@
+export function activate() {
+  throw new Error('activation refused');
+}

@@ -1,0 +1,3 @@
+export function activate() {
+  return { tools: { hello: () => 'hi' }, systemPrompt: 'Static prompt of caps-all.' };
+}

@@ -1,0 +1,3 @@
+export function activate() {
+  return { tools: { lookup_item: () => '@example/spirit-extension-two' } };
+}

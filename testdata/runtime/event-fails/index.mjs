@@ -1,0 +1,3 @@
+export function activate() {
+  return { onEvent: () => { throw new Error('event refused'); } };
+}

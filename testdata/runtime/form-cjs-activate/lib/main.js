@@ -1,0 +1,3 @@
+exports.activate = async function (ctx) {
+  return { tools: { hello: () => 'cjs-activate' } };
+};

@@ -1,0 +1,3 @@
+module.exports = function activate(ctx) {
+  return { tools: { hello: () => 'cjs-fn:' + typeof require } };
+};

@@ -1,0 +1,3 @@
+export default function activate(ctx) {
+  return { tools: { hello: () => 'esm-default-fn' } };
+}

@@ -1,0 +1,3 @@
+export function activate(ctx) {
+  return { tools: { hello: () => 'esm-named' } };
+}

@@ -1,0 +1,6 @@
+export function activate() {
+  return {
+    invokeTool: (ctx) => 'invokeTool:' + ctx.toolName,
+    tools: { hello: () => 'tools.hello' },
+  };
+}
