@@ -83,7 +83,7 @@ const (
 // packumentURL returns the document URL of name: scoped names are
 // encoded as npm encodes them (@scope%2fname).
 func packumentURL(registry, name string) string {
-	return registry + strings.Replace(url.PathEscape(name), "%40", "@", 1)
+	return registry + strings.Replace(name, "/", "%2f", 1)
 }
 
 // Resolve chooses the version spec names, as npm would.
