@@ -1,0 +1,92 @@
+package registry
+
+import (
+	"bytes"
+	"embed"
+	"fmt"
+	"sort"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+)
+
+//go:embed schemas/*.schema.json
+var schemaFS embed.FS
+
+type schemaName string
+
+const (
+	schemaEntry   schemaName = "marketplace-entry"
+	schemaDetail  schemaName = "marketplace-detail"
+	schemaCatalog schemaName = "marketplace-catalog"
+)
+
+// Schemas holds the three official schemas, compiled once.
+type Schemas struct {
+	compiled map[schemaName]*jsonschema.Schema
+}
+
+// CompileSchemas compiles the embedded copies of the official schemas.
+func CompileSchemas() (*Schemas, error) {
+	c := jsonschema.NewCompiler()
+	s := &Schemas{compiled: map[schemaName]*jsonschema.Schema{}}
+	names := []schemaName{schemaEntry, schemaDetail, schemaCatalog}
+	for _, n := range names {
+		data, err := schemaFS.ReadFile("schemas/" + string(n) + ".schema.json")
+		if err != nil {
+			return nil, err
+		}
+		doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(data))
+		if err != nil {
+			return nil, fmt.Errorf("schema %s: %w", n, err)
+		}
+		if err := c.AddResource(schemaURL(n), doc); err != nil {
+			return nil, fmt.Errorf("schema %s: %w", n, err)
+		}
+	}
+	for _, n := range names {
+		sch, err := c.Compile(schemaURL(n))
+		if err != nil {
+			return nil, fmt.Errorf("schema %s: %w", n, err)
+		}
+		s.compiled[n] = sch
+	}
+	return s, nil
+}
+
+// schemaURL is where a schema is registered; it matches no $id, so
+// nothing is ever fetched.
+func schemaURL(n schemaName) string { return "embedded:///schemas/" + string(n) + ".schema.json" }
+
+// check validates the JSON document data against schema n and returns one
+// warning per failed leaf rule, sorted by location. Bytes that do not
+// parse give no warning: the reference checks report that.
+func (s *Schemas) check(n schemaName, file string, data []byte) []Problem {
+	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(data))
+	if err != nil {
+		return nil
+	}
+	err = s.compiled[n].Validate(inst)
+	ve, ok := err.(*jsonschema.ValidationError)
+	if !ok {
+		return nil
+	}
+	type leaf struct{ loc, msg string }
+	var leaves []leaf
+	for _, u := range ve.BasicOutput().Errors {
+		if u.Error == nil {
+			continue
+		}
+		leaves = append(leaves, leaf{u.InstanceLocation, u.Error.String()})
+	}
+	sort.SliceStable(leaves, func(i, j int) bool { return leaves[i].loc < leaves[j].loc })
+	var ps []Problem
+	for _, l := range leaves {
+		loc := l.loc
+		if loc == "" {
+			loc = "/"
+		}
+		ps = append(ps, Problem{File: file, Severity: SeverityWarning,
+			Message: fmt.Sprintf("%s does not match schema %s at %s: %s", file, n, loc, l.msg)})
+	}
+	return ps
+}
