@@ -277,7 +277,7 @@ func (e *exactReader) Read(p []byte) (int, error) {
 	if e.read > e.size {
 		return n, entryErr(e.name, ErrSizeMismatch)
 	}
-	if err == io.EOF && e.read != e.size {
+	if (err == io.EOF || errors.Is(err, io.ErrUnexpectedEOF)) && e.read != e.size {
 		return n, entryErr(e.name, ErrSizeMismatch)
 	}
 	if err != nil && err != io.EOF {

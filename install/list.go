@@ -158,7 +158,7 @@ func Find(p *paths.Paths, id string) (*Installed, error) {
 
 // loadManifest validates package.json bytes against the package in dir.
 func loadManifest(data []byte, dir, host string) (*manifest.Manifest, error) {
-	rep := manifest.Validate(data, os.DirFS(dir), manifest.Options{Host: host})
+	rep := manifest.Validate(data, manifest.DirFS(dir), manifest.Options{Host: host})
 	if err := rep.Err(); err != nil {
 		return rep.Manifest, err
 	}
