@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/Masterminds/semver/v3"
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -264,8 +265,42 @@ func (v *validator) objectSchema(ptr, label string, raw []byte) {
 }
 
 // CheckObjectSchema reports whether raw is a JSON Schema that compiles and
-// describes an object (its "type" is "object"). Local references only.
+// describes an object (its "type" is "object"). Only local references are
+// followed. Results are remembered, so checking the same schema again (every
+// list of installed extensions does) costs a map lookup.
 func CheckObjectSchema(raw []byte) error {
+	return toolSchemas.check(raw)
+}
+
+// schemaChecker compiles tool schemas with one long-lived compiler, so the
+// draft's meta-schema is loaded once, and remembers each verdict.
+type schemaChecker struct {
+	mu       sync.Mutex
+	compiler *jsonschema.Compiler
+	compiled int
+	verdicts map[string]error
+}
+
+var toolSchemas = &schemaChecker{}
+
+// schemaCacheSize bounds the verdicts and the compiled schemas kept.
+const schemaCacheSize = 1024
+
+func (c *schemaChecker) check(raw []byte) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if err, ok := c.verdicts[string(raw)]; ok {
+		return err
+	}
+	err := c.compile(raw)
+	if c.verdicts == nil || len(c.verdicts) >= schemaCacheSize {
+		c.verdicts = map[string]error{}
+	}
+	c.verdicts[string(raw)] = err
+	return err
+}
+
+func (c *schemaChecker) compile(raw []byte) error {
 	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
 	if err != nil {
 		return fmt.Errorf("is not valid JSON: %v", err)
@@ -277,13 +312,19 @@ func CheckObjectSchema(raw []byte) error {
 	if obj["type"] != "object" {
 		return errors.New(`must be a JSON Schema of "type": "object".`)
 	}
-	c := jsonschema.NewCompiler()
-	c.UseLoader(noLoader{})
-	const url = "mem:///tool.schema.json"
-	if err := c.AddResource(url, doc); err != nil {
+	if c.compiler == nil || c.compiled >= schemaCacheSize {
+		c.compiler = jsonschema.NewCompiler()
+		c.compiler.UseLoader(noLoader{})
+		c.compiled = 0
+	}
+	c.compiled++
+	url := fmt.Sprintf("mem:///tool-%d.schema.json", c.compiled)
+	if err := c.compiler.AddResource(url, doc); err != nil {
+		c.compiler = nil // a failed AddResource may leave the compiler half-updated
 		return fmt.Errorf("is not a valid JSON Schema: %v", err)
 	}
-	if _, err := c.Compile(url); err != nil {
+	if _, err := c.compiler.Compile(url); err != nil {
+		c.compiler = nil
 		return fmt.Errorf("is not a valid JSON Schema: %v", err)
 	}
 	return nil

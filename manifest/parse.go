@@ -78,13 +78,16 @@ func maxDepth(data []byte) int {
 func describeJSONError(data []byte, err error) string {
 	var se *json.SyntaxError
 	if errors.As(err, &se) {
-		line, col := lineCol(data, se.Offset)
+		line, col := lineCol(data, se.Offset-1)
 		return fmt.Sprintf("line %d, column %d: %v", line, col, se)
 	}
 	return err.Error()
 }
 
 func lineCol(data []byte, offset int64) (line, col int) {
+	if offset < 0 {
+		offset = 0
+	}
 	if offset > int64(len(data)) {
 		offset = int64(len(data))
 	}

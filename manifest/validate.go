@@ -218,8 +218,13 @@ func (v *validator) optionalString(obj map[string]any, ptr, label string) string
 
 func lastToken(ptr string) string {
 	t := ptr[strings.LastIndexByte(ptr, '/')+1:]
-	return strings.NewReplacer("~1", "/", "~0", "~").Replace(t)
+	if strings.IndexByte(t, '~') < 0 {
+		return t
+	}
+	return pointerUnescaper.Replace(t)
 }
+
+var pointerUnescaper = strings.NewReplacer("~1", "/", "~0", "~")
 
 func (v *validator) schemaVersion(se map[string]any) {
 	const ptr = "/spiritExtension/schemaVersion"

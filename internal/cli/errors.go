@@ -32,6 +32,11 @@ type problemsError struct{ msg string }
 
 func (e *problemsError) Error() string { return e.msg }
 
+// silentError only sets the exit code: what went wrong was already printed.
+type silentError struct{ code int }
+
+func (e *silentError) Error() string { return "" }
+
 // hinted attaches a remedy to an error.
 type hinted struct {
 	err  error
@@ -54,9 +59,12 @@ func withHint(err error, hint string) error {
 func exitCode(err error) int {
 	var ue *usageError
 	var pe *problemsError
+	var se *silentError
 	switch {
 	case err == nil:
 		return ExitOK
+	case errors.As(err, &se):
+		return se.code
 	case errors.As(err, &ue):
 		return ExitUsage
 	case errors.As(err, &pe):
@@ -80,6 +88,9 @@ func printError(w io.Writer, err error, asJSON bool) {
 	code := exitCode(err)
 	msg := err.Error()
 	hint := hintOf(err)
+	if msg == "" && hint == "" {
+		return // what went wrong was already printed
+	}
 	if code == ExitUsage && hint == "" {
 		hint = "run with --help for usage"
 	}

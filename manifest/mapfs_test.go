@@ -1,0 +1,7 @@
+package manifest
+
+import (
+	"testing/fstest"
+)
+
+type mapFS = fstest.MapFS
