@@ -61,6 +61,8 @@ func detailVersion(pkg string, item *Value, p *packument) (*Value, error) {
 	fail := func(format string, a ...any) error {
 		return &VersionError{Package: pkg, Version: v, Msg: fmt.Sprintf(format, a...)}
 	}
+	// jq's own runtime errors name no package; say which one.
+	jqFail := func(err error) error { return fail("Package %s@%s: %v", pkg, v, err) }
 	raw, ok := p.versions[v]
 	if !ok || strings.TrimSpace(string(raw)) == "null" {
 		return nil, fail("Version '%s' was not found in npm metadata for %s.", v, pkg)
@@ -71,7 +73,7 @@ func detailVersion(pkg string, item *Value, p *packument) (*Value, error) {
 	}
 	se, err := m.index("spiritExtension")
 	if err != nil {
-		return nil, fail("%v", err)
+		return nil, jqFail(err)
 	}
 	if se.IsNull() {
 		return nil, fail("Package %s@%s is missing package.json spiritExtension metadata.", pkg, v)
@@ -79,7 +81,7 @@ func detailVersion(pkg string, item *Value, p *packument) (*Value, error) {
 	field := func(obj *Value, key string) (*Value, error) {
 		val, err := obj.index(key)
 		if err != nil {
-			return nil, fail("%v", err)
+			return nil, jqFail(err)
 		}
 		return val, nil
 	}
@@ -131,7 +133,7 @@ func detailVersion(pkg string, item *Value, p *packument) (*Value, error) {
 	}
 	keywords, err := stringList(kw)
 	if err != nil {
-		return nil, fail("%v", err)
+		return nil, jqFail(err)
 	}
 	if len(keywords.Elems) > 0 {
 		out.Set("keywords", keywords)
@@ -143,7 +145,7 @@ func detailVersion(pkg string, item *Value, p *packument) (*Value, error) {
 		}
 		list, err := stringList(val)
 		if err != nil {
-			return nil, fail("%v", err)
+			return nil, jqFail(err)
 		}
 		out.Set(k, list)
 	}

@@ -131,7 +131,7 @@ func LoadEntries(root string, schemas *Schemas) ([]*Entry, []Problem, error) {
 		}
 		e, ps := CheckEntry(f, data)
 		problems = append(problems, ps...)
-		if e != nil && schemas != nil {
+		if e != nil && len(ps) == 0 && schemas != nil {
 			problems = append(problems, schemas.check(schemaEntry, f, data)...)
 		}
 		if e != nil && len(ps) == 0 {

@@ -70,10 +70,14 @@ func generated(t testing.TB, root string) map[string]string {
 	return out
 }
 
-func problemLines(ps []Problem, root string) string {
+func problemLines(ps []Problem, root string, npmURL ...string) string {
 	var b strings.Builder
 	for _, p := range ps {
-		b.WriteString(strings.ReplaceAll(p.String(), root, "$ROOT"))
+		line := strings.ReplaceAll(p.String(), root, "$ROOT")
+		for _, u := range npmURL {
+			line = strings.ReplaceAll(line, u, "$NPM")
+		}
+		b.WriteString(line)
 		b.WriteByte('\n')
 	}
 	return b.String()
@@ -110,7 +114,7 @@ func TestGolden(t *testing.T) {
 			var pe *ProblemsError
 			switch {
 			case errors.As(err, &pe):
-				got = problemLines(pe.Problems, root)
+				got = problemLines(pe.Problems, root, srv.URL)
 			case err != nil:
 				got = "error: " + strings.ReplaceAll(err.Error(), root, "$ROOT") + "\n"
 			default:

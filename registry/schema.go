@@ -7,6 +7,7 @@ import (
 	"sort"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/santhosh-tekuri/jsonschema/v6/kind"
 )
 
 //go:embed schemas/*.schema.json
@@ -74,6 +75,10 @@ func (s *Schemas) check(n schemaName, file string, data []byte) []Problem {
 	var leaves []leaf
 	for _, u := range ve.BasicOutput().Errors {
 		if u.Error == nil {
+			continue
+		}
+		switch u.Error.Kind.(type) {
+		case *kind.Group, *kind.Schema, *kind.Reference:
 			continue
 		}
 		leaves = append(leaves, leaf{u.InstanceLocation, u.Error.String()})
