@@ -44,4 +44,3 @@ func checkNodeVersion(node string) error {
 	}
 	return &NodeVersionError{Path: node, Version: v}
 }
-

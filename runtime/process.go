@@ -372,4 +372,3 @@ func orderedObject(raw json.RawMessage) ([]string, map[string]any, error) {
 	}
 	return keys, values, nil
 }
-

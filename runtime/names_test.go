@@ -1,0 +1,74 @@
+package runtime
+
+import "testing"
+
+func TestBaseInvocationName(t *testing.T) {
+	tests := []struct {
+		name, id, tool, want string
+	}{
+		{"scoped", "@example/spirit-extension", "lookup_item", "extension__example_spirit_e__lookup_item__8b3b40e0"},
+		{"plain", "my-ext", "echo", "extension__my_ext__echo__99f4e472"},
+		{"long id", "@spiritagent/extension-system-message-demo", "x", "extension__spiritagent_exte__x__3a41db7b"},
+		{"long tool", "a", "tool.name-with.parts_and_more_segments_here", "extension__a__tool_name_with_parts_and__bef98a54"},
+		{"second of a collision has the same base", "@example/spirit-extension-two", "lookup_item", "extension__example_spirit_e__lookup_item__8b3b40e0"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := BaseInvocationName(tt.id, tt.tool); got != tt.want {
+				t.Errorf("BaseInvocationName(%q, %q) = %q, want %q", tt.id, tt.tool, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestSanitize(t *testing.T) {
+	tests := []struct{ name, in, want string }{
+		{"empty", "", "tool"},
+		{"only symbols", "@/_", "tool"},
+		{"upper case", "MyTool", "mytool"},
+		{"runs collapse", "a--b__c..d", "a_b_c_d"},
+		{"non-ASCII", "café-ü", "caf"},
+		{"leading and trailing", "_x_", "x"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := sanitize(tt.in); got != tt.want {
+				t.Errorf("sanitize(%q) = %q, want %q", tt.in, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestUniqueName(t *testing.T) {
+	used := map[string]bool{}
+	base := "extension__0123456789abcdef__0123456789abcdefghijklmn__01234567" // 63 bytes
+	if len(base) != 63 {
+		t.Fatalf("len(base) = %d", len(base))
+	}
+	got := []string{uniqueName(base, used), uniqueName(base, used), uniqueName(base, used)}
+	want := []string{base, base[:61] + "__1", base[:61] + "__2"}
+	for i := range got {
+		if got[i] != want[i] {
+			t.Errorf("name %d = %q, want %q", i, got[i], want[i])
+		}
+		if len(got[i]) > maxInvocationName {
+			t.Errorf("name %d is %d bytes", i, len(got[i]))
+		}
+	}
+}
+
+func FuzzInvocationName(f *testing.F) {
+	f.Add("@example/spirit-extension", "lookup_item")
+	f.Add("é", "\x00")
+	f.Fuzz(func(t *testing.T, id, tool string) {
+		n := BaseInvocationName(id, tool)
+		if len(n) > maxInvocationName {
+			t.Fatalf("%q is longer than %d", n, maxInvocationName)
+		}
+		for _, r := range n {
+			if !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '_') {
+				t.Fatalf("%q has %q", n, r)
+			}
+		}
+	})
+}
