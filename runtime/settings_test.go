@@ -218,4 +218,3 @@ func FuzzParseStored(f *testing.F) {
 		}
 	})
 }
-

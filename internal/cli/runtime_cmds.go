@@ -1,6 +1,478 @@
 package cli
 
-import "github.com/spf13/cobra"
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/99designs/keyring"
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+
+	"github.com/spiritagents/spirit/runtime"
+)
 
 // addRuntimeCommands adds the runtime commands to the extension group.
-func addRuntimeCommands(parent *cobra.Command, f *Factory) {}
+func addRuntimeCommands(parent *cobra.Command, f *Factory) {
+	parent.AddCommand(
+		newCmdTools(f, nil),
+		newCmdCall(f, nil),
+		newCmdPrompt(f, nil),
+		newCmdEmit(f, nil),
+		newCmdSettings(f),
+		newCmdSecrets(f),
+	)
+}
+
+// keyringDir is where the encrypted file keyring (SPIRIT_KEYRING_BACKEND=file) lives.
+func keyringDir(dataDir string) string { return filepath.Join(dataDir, "spirit-keyring") }
+
+// newSecrets returns the secret store of the command line: the OS keyring,
+// or the file keyring whose password comes from SPIRIT_KEYRING_PASSWORD or
+// a masked prompt.
+func newSecrets(f *Factory, dataDir string) *runtime.Secrets {
+	return runtime.NewSecrets(func() (keyring.Keyring, error) {
+		cfg := runtime.KeyringConfig{Getenv: f.Getenv, FileDir: keyringDir(dataDir)}
+		if f.IO.CanPrompt() {
+			cfg.Prompt = func(msg string) (string, error) { return readMasked(f, msg) }
+		}
+		return runtime.OpenKeyring(cfg)
+	})
+}
+
+// readMasked reads a line from the terminal without echo.
+func readMasked(f *Factory, msg string) (string, error) {
+	in, ok := f.IO.In.(*os.File)
+	if !ok {
+		return "", errors.New("cannot read a masked value: standard input is not a terminal")
+	}
+	fmt.Fprint(f.IO.ErrOut, msg)
+	b, err := term.ReadPassword(int(in.Fd()))
+	fmt.Fprintln(f.IO.ErrOut)
+	return string(b), err
+}
+
+// newHost builds the runtime host of the chosen data dir and host kind.
+func newHost(f *Factory, callTimeout time.Duration) (*runtime.Host, error) {
+	p, err := f.Paths()
+	if err != nil {
+		return nil, err
+	}
+	h, err := runtime.New(runtime.Options{
+		Paths:       p,
+		Getenv:      f.Getenv,
+		Secrets:     newSecrets(f, p.DataDir),
+		CallTimeout: callTimeout,
+	})
+	if err != nil {
+		return nil, err
+	}
+	return h, nil
+}
+
+// hostError adds a hint to the runtime errors that have a remedy.
+func hostError(err error) error {
+	var ve *runtime.NodeVersionError
+	var xe *runtime.ExitError
+	switch {
+	case errors.Is(err, runtime.ErrNodeNotFound), errors.As(err, &ve):
+		return withHint(err, "install Node.js 18 or later (https://nodejs.org), or set SPIRIT_NODE to its path")
+	case errors.Is(err, runtime.ErrNotFound):
+		return withHint(err, "see the installed extensions with: spirit extension list")
+	case errors.Is(err, runtime.ErrUnknownTool):
+		return withHint(err, "see the tool names with: spirit extension tools")
+	case errors.Is(err, runtime.ErrNoKeyringPassword):
+		return withHint(err, "or run at a terminal to be asked for it")
+	case errors.As(err, &xe):
+		return err
+	}
+	return err
+}
+
+// signalContext is cancelled on the first interrupt, so a running tool is
+// told to stop before the host disposes extensions and exits.
+func signalContext() (context.Context, context.CancelFunc) {
+	return signal.NotifyContext(context.Background(), os.Interrupt)
+}
+
+// closeHost closes h and reports dispose failures on stderr.
+func closeHost(f *Factory, h *runtime.Host) {
+	if err := h.Close(); err != nil {
+		fmt.Fprintf(f.IO.ErrOut, "warning: %v\n", err)
+	}
+}
+
+func warnFailures(f *Factory, failures []runtime.Failure) {
+	for _, fl := range failures {
+		fmt.Fprintf(f.IO.ErrOut, "warning: %s: %v\n", fl.ExtensionID, fl.Err)
+	}
+}
+
+// ToolsOptions are the inputs of `spirit extension tools`.
+type ToolsOptions struct {
+	f *Factory
+}
+
+func newCmdTools(f *Factory, runF func(*ToolsOptions) error) *cobra.Command {
+	opts := &ToolsOptions{f: f}
+	return &cobra.Command{
+		Use:   "tools",
+		Short: "List the model-facing tools of installed extensions",
+		Long: `List the tools installed extensions give a model: the invocation name the model
+sees, the extension and manifest tool name, the approval and execution modes,
+and the description. A tool is listed only when its extension requests both
+tool-definitions and tool-execution and declares main.`,
+		Example: `  spirit extension tools
+  spirit extension tools --json`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if runF != nil {
+				return runF(opts)
+			}
+			return runTools(opts)
+		},
+	}
+}
+
+// ToolsReport is the --json output of `tools`. Its fields are a public contract.
+type ToolsReport struct {
+	Tools []runtime.Tool `json:"tools"`
+}
+
+func runTools(opts *ToolsOptions) error {
+	f := opts.f
+	h, err := newHost(f, 0)
+	if err != nil {
+		return err
+	}
+	defer closeHost(f, h)
+	tools, err := h.Tools(context.Background())
+	if err != nil {
+		return err
+	}
+	if f.Global.JSON {
+		if tools == nil {
+			tools = []runtime.Tool{}
+		}
+		return writeJSON(f.IO.Out, ToolsReport{Tools: tools})
+	}
+	if len(tools) == 0 {
+		fmt.Fprintln(f.IO.ErrOut, "No extension tools are installed.")
+		return nil
+	}
+	tw := tabwriter.NewWriter(f.IO.Out, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "NAME\tEXTENSION/TOOL\tAPPROVAL\tEXECUTION\tDESCRIPTION")
+	for _, t := range tools {
+		fmt.Fprintf(tw, "%s\t%s/%s\t%s\t%s\t%s\n", t.Name, t.ExtensionID, t.ToolName,
+			orDefault(t.ApprovalMode, runtime.ApprovalAllowed), orDefault(t.ExecutionMode, "foreground"), oneLine(t.Description))
+	}
+	return tw.Flush()
+}
+
+func orDefault(s, d string) string {
+	if s == "" {
+		return d
+	}
+	return s
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// CallOptions are the inputs of `spirit extension call`.
+type CallOptions struct {
+	f       *Factory
+	Name    string
+	Args    string
+	Timeout time.Duration
+	Yes     bool
+	Note    string
+	NoteSet bool
+}
+
+func newCmdCall(f *Factory, runF func(*CallOptions) error) *cobra.Command {
+	opts := &CallOptions{f: f}
+	cmd := &cobra.Command{
+		Use:   "call NAME",
+		Short: "Call an extension tool",
+		Long: `Call one extension tool and print its result. NAME is the invocation name that
+"spirit extension tools" lists, or ID/TOOL (extension id and manifest tool name).
+
+The arguments are checked against the tool's inputSchema before the extension
+runs. A tool whose approvalMode is need-approval asks for confirmation at a
+terminal, or needs --yes; a need-questions tool asks for an execution note, or
+takes it from --note.`,
+		Example: `  spirit extension call extension__my_ext__echo__99f4e472 --args '{"text":"hi"}'
+  spirit extension call my-ext/echo --args '{"text":"hi"}' --json
+  spirit extension call @acme/deploy/run --yes --timeout 5m`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Name = args[0]
+			opts.NoteSet = cmd.Flags().Changed("note")
+			if runF != nil {
+				return runF(opts)
+			}
+			return runCall(opts)
+		},
+	}
+	cmd.Flags().StringVar(&opts.Args, "args", "{}", "tool arguments as a JSON object")
+	cmd.Flags().DurationVar(&opts.Timeout, "timeout", runtime.DefaultCallTimeout, "how long the tool may run")
+	cmd.Flags().BoolVarP(&opts.Yes, "yes", "y", false, "approve a need-approval tool without asking")
+	cmd.Flags().StringVar(&opts.Note, "note", "", "execution note for a need-questions tool")
+	return cmd
+}
+
+func runCall(opts *CallOptions) error {
+	f := opts.f
+	if opts.Timeout <= 0 {
+		return usageErrorf("--timeout must be positive")
+	}
+	if !json.Valid([]byte(opts.Args)) {
+		return usageErrorf("--args is not valid JSON: %s", opts.Args)
+	}
+	h, err := newHost(f, opts.Timeout)
+	if err != nil {
+		return err
+	}
+	defer closeHost(f, h)
+	ctx, stop := signalContext()
+	defer stop()
+	req := runtime.CallRequest{Name: opts.Name, Arguments: json.RawMessage(opts.Args), Approved: opts.Yes}
+	if opts.NoteSet || opts.Yes {
+		req.QuestionsResult = noteResult(opts.Note)
+	}
+	res, err := h.Call(ctx, req)
+	var ae *runtime.ApprovalError
+	if errors.As(err, &ae) {
+		if err := askApproval(f, ae, &req); err != nil {
+			return err
+		}
+		res, err = h.Call(ctx, req)
+	}
+	if err != nil {
+		return hostError(err)
+	}
+	if f.Global.JSON {
+		return writeJSON(f.IO.Out, res)
+	}
+	text := res.Text
+	if text != "" && !strings.HasSuffix(text, "\n") {
+		text += "\n"
+	}
+	_, err = io.WriteString(f.IO.Out, text)
+	return err
+}
+
+func noteResult(note string) json.RawMessage {
+	b, _ := json.Marshal(map[string]string{"execution_note": note})
+	return b
+}
+
+// askApproval asks at the terminal for what ae needs and fills req.
+func askApproval(f *Factory, ae *runtime.ApprovalError, req *runtime.CallRequest) error {
+	if ae.Mode == runtime.ApprovalNeedQuestions {
+		if !f.IO.CanPrompt() {
+			return withHint(ae, "pass --note TEXT (or --yes for an empty note)")
+		}
+		fmt.Fprintf(f.IO.ErrOut, "%s\nAdditional execution notes: ", ae.Prompt)
+		line, err := readLine(f.IO.In)
+		if err != nil {
+			return err
+		}
+		req.QuestionsResult = noteResult(strings.TrimSpace(line))
+		return nil
+	}
+	if !f.IO.CanPrompt() {
+		return withHint(ae, "pass --yes to approve it")
+	}
+	fmt.Fprintf(f.IO.ErrOut, "%s\n\nRun it? [y/N] ", ae.Prompt)
+	line, err := readLine(f.IO.In)
+	if err != nil {
+		return err
+	}
+	if a := strings.ToLower(strings.TrimSpace(line)); a != "y" && a != "yes" {
+		return errors.New("not approved")
+	}
+	req.Approved = true
+	return nil
+}
+
+func readLine(r io.Reader) (string, error) {
+	line, err := bufio.NewReader(r).ReadString('\n')
+	if err != nil && line == "" {
+		return "", fmt.Errorf("reading the answer: %w", err)
+	}
+	return line, nil
+}
+
+// PromptOptions are the inputs of `spirit extension prompt`.
+type PromptOptions struct {
+	f *Factory
+}
+
+func newCmdPrompt(f *Factory, runF func(*PromptOptions) error) *cobra.Command {
+	opts := &PromptOptions{f: f}
+	return &cobra.Command{
+		Use:   "prompt",
+		Short: "Print the <extensions> system prompt block",
+		Long: `Activate the extensions that request system-prompt and declare main, collect
+their prompts and print the <extensions> block an agent adds to its system
+prompt, exactly as Spirit Agent builds it. Nothing is printed when no extension
+contributes. An extension whose prompt fails is left out with a warning.`,
+		Example: `  spirit extension prompt
+  spirit extension prompt --json`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if runF != nil {
+				return runF(opts)
+			}
+			return runPrompt(opts)
+		},
+	}
+}
+
+func runPrompt(opts *PromptOptions) error {
+	f := opts.f
+	h, err := newHost(f, 0)
+	if err != nil {
+		return err
+	}
+	defer closeHost(f, h)
+	ctx, stop := signalContext()
+	defer stop()
+	pr, err := h.SystemPrompt(ctx)
+	if err != nil {
+		return hostError(err)
+	}
+	if f.Global.JSON {
+		return writeJSON(f.IO.Out, pr)
+	}
+	warnFailures(f, pr.Failures)
+	if pr.Block != "" {
+		_, err = fmt.Fprintln(f.IO.Out, pr.Block)
+	}
+	return err
+}
+
+// EmitOptions are the inputs of `spirit extension emit`.
+type EmitOptions struct {
+	f       *Factory
+	Event   string
+	Detail  string
+	Targets []string
+}
+
+func newCmdEmit(f *Factory, runF func(*EmitOptions) error) *cobra.Command {
+	opts := &EmitOptions{f: f}
+	cmd := &cobra.Command{
+		Use:   "emit EVENT",
+		Short: "Send an activation event to the extensions that listen to it",
+		Long: `Send an event to every installed extension that lists it in activationEvents
+and declares main (or only to the --target ids). An extension that is not
+running is activated with the event as ctx.activationEvent; then its onEvent
+gets it. A failing extension is reported and the others still get the event;
+the exit status is 1 when any failed.
+
+Events: ` + strings.Join(eventNames(), ", ") + ".",
+		Example: `  spirit extension emit onStartup --detail '{"workspaceRoot":"/src/app"}'
+  spirit extension emit onUserMessage --detail '{"text":"hi"}' --target my-ext`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Event = args[0]
+			if runF != nil {
+				return runF(opts)
+			}
+			return runEmit(opts)
+		},
+	}
+	cmd.Flags().StringVar(&opts.Detail, "detail", "", "event detail as JSON")
+	cmd.Flags().StringArrayVar(&opts.Targets, "target", nil, "send only to this extension id (repeatable)")
+	return cmd
+}
+
+func eventNames() []string {
+	return []string{"onStartup", "onExtensionInstalled", "onSessionOpened", "onSessionReset",
+		"onUserMessage", "onToolCall", "onToolResult", "onApprovalResolved"}
+}
+
+// EmitReport is the --json output of `emit`. Its fields are a public contract.
+type EmitReport struct {
+	Event    string            `json:"event"`
+	Failures []runtime.Failure `json:"failures"`
+}
+
+// emitFailedError says some extensions failed on the event (exit 1); the
+// failures were already printed.
+type emitFailedError struct{ n int }
+
+func (e *emitFailedError) Error() string {
+	return fmt.Sprintf("%d extension(s) failed on the event", e.n)
+}
+
+func runEmit(opts *EmitOptions) error {
+	f := opts.f
+	ev := runtime.Event{Type: strings.TrimSpace(opts.Event)}
+	valid := false
+	for _, n := range eventNames() {
+		valid = valid || n == ev.Type
+	}
+	if !valid {
+		return usageErrorf("unknown event %q: use one of %s", opts.Event, strings.Join(eventNames(), ", "))
+	}
+	if opts.Detail != "" {
+		if !json.Valid([]byte(opts.Detail)) {
+			return usageErrorf("--detail is not valid JSON: %s", opts.Detail)
+		}
+		ev.Detail = json.RawMessage(opts.Detail)
+	}
+	h, err := newHost(f, 0)
+	if err != nil {
+		return err
+	}
+	defer closeHost(f, h)
+	ctx, stop := signalContext()
+	defer stop()
+	failures, err := h.Emit(ctx, ev, opts.Targets...)
+	if err != nil {
+		return hostError(err)
+	}
+	if f.Global.JSON {
+		if failures == nil {
+			failures = []runtime.Failure{}
+		}
+		if err := writeJSON(f.IO.Out, EmitReport{Event: ev.Type, Failures: failures}); err != nil {
+			return err
+		}
+	} else {
+		warnFailures(f, failures)
+	}
+	if len(failures) > 0 {
+		return &emitFailedError{len(failures)}
+	}
+	return nil
+}
+
+// notifyInstalled sends onExtensionInstalled to the extension id just
+// installed and reports failures as warnings; the install commands call it.
+func notifyInstalled(f *Factory, id string) {
+	h, err := newHost(f, 0)
+	if err != nil {
+		fmt.Fprintf(f.IO.ErrOut, "warning: onExtensionInstalled: %v\n", err)
+		return
+	}
+	defer closeHost(f, h)
+	failures, err := h.ExtensionInstalled(context.Background(), id)
+	if err != nil {
+		fmt.Fprintf(f.IO.ErrOut, "warning: onExtensionInstalled: %v\n", err)
+		return
+	}
+	warnFailures(f, failures)
+}
