@@ -1,0 +1,274 @@
+package catalog
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+)
+
+// Limits caps the size of each kind of response.
+type Limits struct {
+	// Catalog caps catalog.json; 0 → 16 MiB. (The reference caps it at
+	// 512 KiB, which holds only ~700 items.)
+	Catalog int64
+	// JSON caps detail.json; 0 → 512 KiB.
+	JSON int64
+	// Readme caps a README; 0 → 2 MiB.
+	Readme int64
+	// Tarball caps a tarball; 0 → 50 MiB.
+	Tarball int64
+}
+
+// Default limits and timeouts.
+const (
+	DefaultCatalogLimit  = 16 << 20
+	DefaultJSONLimit     = 512 << 10
+	DefaultReadmeLimit   = 2 << 20
+	DefaultTarballLimit  = 50 << 20
+	DefaultHeaderTimeout = 20 * time.Second
+	DefaultBodyTimeout   = 120 * time.Second
+	// DefaultMaxAge is how long a cached response or git clone is used
+	// without asking the server again.
+	DefaultMaxAge = 10 * time.Minute
+)
+
+// Options configure a Client.
+type Options struct {
+	// Source is the registry: see ParseSource; "" is DefaultRegistry.
+	Source string
+	// CacheDir holds cached responses and git clones; "" → no cache (and
+	// no git sources).
+	CacheDir string
+	// HTTPClient makes requests; nil → http.DefaultClient.
+	HTTPClient *http.Client
+	// MaxAge: a cached copy younger than this is used without a request; 0
+	// revalidates every time.
+	MaxAge time.Duration
+	// Offline uses only the cache.
+	Offline bool
+	Limits  Limits
+	// HeaderTimeout bounds the wait for response headers; 0 → 20 s.
+	HeaderTimeout time.Duration
+	// BodyTimeout bounds the read of a whole body (and a git clone); 0 → 120 s.
+	BodyTimeout time.Duration
+	// Now is the clock; nil → time.Now.
+	Now func() time.Time
+}
+
+// Client reads one registry. It remembers what it has read successfully
+// (never a failure); it is not safe for concurrent use.
+type Client struct {
+	opts    Options
+	src     *Source
+	hc      *http.Client
+	dir     string // registry folder (KindDir, or the git clone)
+	dirOrig *Origin
+	catalog *Catalog
+	details map[string]*Detail
+}
+
+// New returns a Client for opts.Source.
+func New(opts Options) (*Client, error) {
+	src, err := ParseSource(opts.Source)
+	if err != nil {
+		return nil, err
+	}
+	l := &opts.Limits
+	if l.Catalog <= 0 {
+		l.Catalog = DefaultCatalogLimit
+	}
+	if l.JSON <= 0 {
+		l.JSON = DefaultJSONLimit
+	}
+	if l.Readme <= 0 {
+		l.Readme = DefaultReadmeLimit
+	}
+	if l.Tarball <= 0 {
+		l.Tarball = DefaultTarballLimit
+	}
+	if opts.HeaderTimeout <= 0 {
+		opts.HeaderTimeout = DefaultHeaderTimeout
+	}
+	if opts.BodyTimeout <= 0 {
+		opts.BodyTimeout = DefaultBodyTimeout
+	}
+	hc := opts.HTTPClient
+	if hc == nil {
+		hc = http.DefaultClient
+	}
+	c := &Client{opts: opts, src: src, hc: hc, details: map[string]*Detail{}}
+	if src.Kind == KindDir {
+		c.dir = src.Dir
+	}
+	return c, nil
+}
+
+// Source returns the parsed registry source.
+func (c *Client) Source() *Source { return c.src }
+
+func (c *Client) now() time.Time {
+	if c.opts.Now != nil {
+		return c.opts.Now()
+	}
+	return time.Now()
+}
+
+// base returns the URL base (KindURL) or the folder every relative
+// reference is resolved against.
+func (c *Client) base(ctx context.Context) (*url.URL, string, *Origin, error) {
+	switch c.src.Kind {
+	case KindURL:
+		return c.src.URL, "", nil, nil
+	case KindGit:
+		if c.dir == "" {
+			dir, origin, err := c.gitDir(ctx)
+			if err != nil {
+				return nil, "", nil, err
+			}
+			c.dir, c.dirOrig = dir, origin
+		}
+	}
+	return nil, c.dir, c.dirOrig, nil
+}
+
+func (c *Client) resolve(ctx context.Context, ref, label string) (location, *Origin, error) {
+	base, dir, origin, err := c.base(ctx)
+	if err != nil {
+		return location{}, nil, err
+	}
+	loc, err := resolveRef(ref, base, dir, label)
+	return loc, origin, err
+}
+
+// originWarning turns a stale origin into a warning that says its age.
+func originWarning(o *Origin, what string) []Warning {
+	if o == nil || !o.Stale {
+		return nil
+	}
+	return []Warning{{Message: fmt.Sprintf("could not refresh the %s (%s); using the cached copy from %s ago",
+		what, o.FetchErr, roundAge(o.Age))}}
+}
+
+func roundAge(d time.Duration) string {
+	switch {
+	case d < time.Minute:
+		return d.Round(time.Second).String()
+	case d < time.Hour:
+		return d.Round(time.Minute).String()
+	}
+	return d.Round(time.Hour).String()
+}
+
+// Catalog returns the parsed catalog.json.
+func (c *Client) Catalog(ctx context.Context) (*Catalog, error) {
+	if c.catalog != nil {
+		return c.catalog, nil
+	}
+	loc, gitOrigin, err := c.resolve(ctx, "catalog.json", "marketplace catalog")
+	if err != nil {
+		return nil, err
+	}
+	data, origin, err := c.get(ctx, loc, c.opts.Limits.Catalog, "marketplace catalog")
+	if err != nil {
+		return nil, err
+	}
+	cat, err := ParseCatalog(data)
+	if err != nil {
+		return nil, err
+	}
+	if gitOrigin != nil {
+		origin = gitOrigin
+	}
+	cat.Origin = origin
+	cat.Warnings = append(originWarning(origin, "marketplace catalog"), cat.Warnings...)
+	c.catalog = cat
+	return cat, nil
+}
+
+// NotInCatalogError says the catalog has no such extension.
+type NotInCatalogError struct{ ID string }
+
+func (e *NotInCatalogError) Error() string { return "Extension not found in marketplace catalog: " + e.ID }
+
+// Is matches ErrNotFound.
+func (e *NotInCatalogError) Is(target error) bool { return target == ErrNotFound }
+
+// Item returns the catalog item of id (an extensionId, or a packageName).
+func (c *Client) Item(ctx context.Context, id string) (*Item, error) {
+	id = strings.TrimSpace(id)
+	if id == "" {
+		return nil, errors.New("Extension id must not be empty.")
+	}
+	cat, err := c.Catalog(ctx)
+	if err != nil {
+		return nil, err
+	}
+	it := cat.Find(id)
+	if it == nil {
+		return nil, &NotInCatalogError{ID: id}
+	}
+	return it, nil
+}
+
+// Detail returns the parsed detail.json of id, checked against its
+// catalog item.
+func (c *Client) Detail(ctx context.Context, id string) (*Detail, *Item, error) {
+	it, err := c.Item(ctx, id)
+	if err != nil {
+		return nil, nil, err
+	}
+	if d := c.details[it.ExtensionID]; d != nil {
+		return d, it, nil
+	}
+	loc, _, err := c.resolve(ctx, it.DetailPath, "marketplace detail")
+	if err != nil {
+		return nil, nil, err
+	}
+	data, origin, err := c.get(ctx, loc, c.opts.Limits.JSON, "marketplace detail")
+	if err != nil {
+		return nil, nil, err
+	}
+	d, err := ParseDetail(data)
+	if err != nil {
+		return nil, nil, err
+	}
+	if d.ExtensionID != it.ExtensionID {
+		return nil, nil, &DocumentError{"marketplace detail",
+			fmt.Sprintf("marketplace detail extension id mismatch: expected %s, got %s", it.ExtensionID, d.ExtensionID)}
+	}
+	if d.PackageName != it.PackageName {
+		return nil, nil, &DocumentError{"marketplace detail",
+			fmt.Sprintf("marketplace detail package name mismatch: expected %s, got %s", it.PackageName, d.PackageName)}
+	}
+	d.Origin = origin
+	d.Warnings = append(originWarning(origin, "marketplace detail of "+it.ExtensionID), d.Warnings...)
+	c.details[it.ExtensionID] = d
+	return d, it, nil
+}
+
+// ErrNoReadme: the detail names no README.
+var ErrNoReadme = errors.New("the extension has no README")
+
+// Readme returns the raw README of id.
+func (c *Client) Readme(ctx context.Context, id string) (string, []Warning, error) {
+	d, it, err := c.Detail(ctx, id)
+	if err != nil {
+		return "", nil, err
+	}
+	if d.ReadmePath == "" {
+		return "", nil, fmt.Errorf("%w: %s", ErrNoReadme, it.ExtensionID)
+	}
+	loc, _, err := c.resolve(ctx, d.ReadmePath, "extension README")
+	if err != nil {
+		return "", nil, err
+	}
+	data, origin, err := c.get(ctx, loc, c.opts.Limits.Readme, "extension README")
+	if err != nil {
+		return "", nil, err
+	}
+	return string(data), originWarning(origin, "README of "+it.ExtensionID), nil
+}

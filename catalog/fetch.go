@@ -1,0 +1,245 @@
+package catalog
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+)
+
+// Errors of fetching.
+var (
+	// ErrTooLarge: a response exceeds its cap.
+	ErrTooLarge = errors.New("response too large")
+	// ErrOffline: offline, and the cache has no copy.
+	ErrOffline = errors.New("not in the marketplace cache (offline)")
+	// ErrNotFound: the server or folder has no such file (HTTP 404).
+	ErrNotFound = errors.New("not found")
+)
+
+// HTTPError is an unexpected HTTP status.
+type HTTPError struct {
+	Label  string
+	Status string
+	Code   int
+}
+
+func (e *HTTPError) Error() string { return e.Label + " fetch failed: " + e.Status }
+
+// Is maps 404 to ErrNotFound.
+func (e *HTTPError) Is(target error) bool { return target == ErrNotFound && e.Code == http.StatusNotFound }
+
+// Origin says where a document came from.
+type Origin struct {
+	// Location is the URL (redacted) or file read.
+	Location string `json:"location"`
+	// FromCache is set when the bytes came from the disk cache: fresh,
+	// revalidated (304), or as the offline fallback.
+	FromCache bool `json:"fromCache"`
+	// Revalidated: the server answered 304 Not Modified.
+	Revalidated bool `json:"revalidated,omitempty"`
+	// Stale is set when the network failed and the cached copy was used;
+	// Age is then how old that copy is.
+	Stale    bool          `json:"stale,omitempty"`
+	Age      time.Duration `json:"-"`
+	FetchErr string        `json:"fetchError,omitempty"`
+}
+
+// cacheMeta is stored beside a cached body.
+type cacheMeta struct {
+	URL          string    `json:"url"`
+	ETag         string    `json:"etag,omitempty"`
+	LastModified string    `json:"lastModified,omitempty"`
+	FetchedAt    time.Time `json:"fetchedAt"`
+	Size         int64     `json:"size"`
+}
+
+func (c *Client) cachePaths(u *url.URL) (body, meta string) {
+	sum := sha256.Sum256([]byte(u.String()))
+	name := hex.EncodeToString(sum[:16])
+	dir := filepath.Join(c.opts.CacheDir, "marketplace", name[:2])
+	return filepath.Join(dir, name+".body"), filepath.Join(dir, name+".json")
+}
+
+func (c *Client) readCache(u *url.URL, limit int64) ([]byte, *cacheMeta) {
+	if c.opts.CacheDir == "" {
+		return nil, nil
+	}
+	bodyFile, metaFile := c.cachePaths(u)
+	raw, err := os.ReadFile(metaFile)
+	if err != nil {
+		return nil, nil
+	}
+	var m cacheMeta
+	if json.Unmarshal(raw, &m) != nil || m.URL != u.String() {
+		return nil, nil
+	}
+	body, err := os.ReadFile(bodyFile)
+	if err != nil || int64(len(body)) != m.Size || int64(len(body)) > limit {
+		return nil, nil
+	}
+	return body, &m
+}
+
+// writeCache stores body and meta; a failure only costs the cache.
+func (c *Client) writeCache(u *url.URL, body []byte, m *cacheMeta) {
+	if c.opts.CacheDir == "" {
+		return
+	}
+	bodyFile, metaFile := c.cachePaths(u)
+	if os.MkdirAll(filepath.Dir(bodyFile), 0o755) != nil {
+		return
+	}
+	if body != nil && writeFileAtomic(bodyFile, body) != nil {
+		return
+	}
+	raw, _ := json.Marshal(m)
+	_ = writeFileAtomic(metaFile, raw)
+}
+
+func writeFileAtomic(file string, data []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(file), "."+filepath.Base(file)+".tmp-*")
+	if err != nil {
+		return err
+	}
+	_, err = tmp.Write(data)
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), file)
+	}
+	if err != nil {
+		os.Remove(tmp.Name())
+	}
+	return err
+}
+
+// get reads loc, capped at limit bytes.
+func (c *Client) get(ctx context.Context, loc location, limit int64, label string) ([]byte, *Origin, error) {
+	if loc.url == nil {
+		data, err := readFileCapped(loc.file, limit, label)
+		return data, &Origin{Location: loc.file}, err
+	}
+	return c.getURL(ctx, loc.url, limit, label)
+}
+
+func readFileCapped(file string, limit int64, label string) ([]byte, error) {
+	f, err := os.Open(file)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("%s: %w: %s", label, ErrNotFound, file)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", label, err)
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", label, err)
+	}
+	if int64(len(data)) > limit {
+		return nil, fmt.Errorf("%w: %s exceeds %d bytes: %s", ErrTooLarge, label, limit, file)
+	}
+	return data, nil
+}
+
+// getURL fetches u through the cache: a copy younger than MaxAge is used
+// as it is, an older one is revalidated, and on a network failure (or a
+// 5xx) the cached copy is returned with Origin.Stale set.
+func (c *Client) getURL(ctx context.Context, u *url.URL, limit int64, label string) ([]byte, *Origin, error) {
+	shown := u.Redacted()
+	cached, meta := c.readCache(u, limit)
+	now := c.now()
+	if cached != nil && (c.opts.Offline || now.Sub(meta.FetchedAt) < c.opts.MaxAge) {
+		return cached, &Origin{Location: shown, FromCache: true, Age: now.Sub(meta.FetchedAt)}, nil
+	}
+	if c.opts.Offline {
+		return nil, nil, fmt.Errorf("%w: %s %s", ErrOffline, label, shown)
+	}
+	header := http.Header{}
+	if meta != nil {
+		if meta.ETag != "" {
+			header.Set("If-None-Match", meta.ETag)
+		}
+		if meta.LastModified != "" {
+			header.Set("If-Modified-Since", meta.LastModified)
+		}
+	}
+	body, resp, err := c.fetch(ctx, u, header, limit, label)
+	switch {
+	case err == nil && resp.StatusCode == http.StatusNotModified && cached != nil:
+		meta.FetchedAt = now
+		c.writeCache(u, nil, meta)
+		return cached, &Origin{Location: shown, FromCache: true, Revalidated: true}, nil
+	case err == nil:
+		c.writeCache(u, body, &cacheMeta{URL: u.String(), ETag: resp.Header.Get("ETag"),
+			LastModified: resp.Header.Get("Last-Modified"), FetchedAt: now, Size: int64(len(body))})
+		return body, &Origin{Location: shown}, nil
+	}
+	var he *HTTPError
+	transient := !errors.As(err, &he) || he.Code >= 500
+	if transient && !errors.Is(err, ErrTooLarge) && cached != nil && ctx.Err() == nil {
+		age := now.Sub(meta.FetchedAt)
+		return cached, &Origin{Location: shown, FromCache: true, Stale: true, Age: age, FetchErr: err.Error()}, nil
+	}
+	return nil, nil, err
+}
+
+// fetch makes one GET. The wait for headers is bounded by HeaderTimeout,
+// the whole body by BodyTimeout; the body is capped at limit.
+func (c *Client) fetch(ctx context.Context, u *url.URL, header http.Header, limit int64, label string) ([]byte, *http.Response, error) {
+	shown := u.Redacted()
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s URL is invalid: %s", label, shown)
+	}
+	req.Header = header
+	req.Header.Set("User-Agent", "spirit (marketplace client)")
+	timer := time.AfterFunc(c.opts.HeaderTimeout, func() {
+		cancel(fmt.Errorf("no response headers within %s", c.opts.HeaderTimeout))
+	})
+	resp, err := c.hc.Do(req)
+	timer.Stop()
+	if err != nil {
+		if cause := context.Cause(ctx); cause != nil && !errors.Is(cause, context.Canceled) {
+			err = cause
+		}
+		return nil, nil, fmt.Errorf("%s request failed: %s; %w", label, shown, err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode == http.StatusNotModified {
+		return nil, resp, nil
+	}
+	if resp.StatusCode/100 != 2 {
+		return nil, nil, &HTTPError{Label: label, Status: resp.Status, Code: resp.StatusCode}
+	}
+	if n, perr := strconv.ParseInt(resp.Header.Get("Content-Length"), 10, 64); perr == nil && n > limit {
+		return nil, nil, fmt.Errorf("%w: %s response too large: %d bytes, limit %d bytes", ErrTooLarge, label, n, limit)
+	}
+	bodyTimer := time.AfterFunc(c.opts.BodyTimeout, func() {
+		cancel(fmt.Errorf("body not received within %s", c.opts.BodyTimeout))
+	})
+	defer bodyTimer.Stop()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, limit+1))
+	if err != nil {
+		if cause := context.Cause(ctx); cause != nil && !errors.Is(cause, context.Canceled) {
+			err = cause
+		}
+		return nil, nil, fmt.Errorf("%s request failed: %s; %w", label, shown, err)
+	}
+	if int64(len(body)) > limit {
+		return nil, nil, fmt.Errorf("%w: %s response too large: exceeds %d bytes", ErrTooLarge, label, limit)
+	}
+	return body, resp, nil
+}

@@ -1,0 +1,125 @@
+package catalog
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	git "github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing"
+)
+
+// gitStamp is stored beside a clone: when it was fetched, from where.
+type gitStamp struct {
+	Repo      string    `json:"repo"`
+	Ref       string    `json:"ref,omitempty"`
+	FetchedAt time.Time `json:"fetchedAt"`
+}
+
+// gitDir returns the registry folder of a git source: the clone in the
+// cache, cloned again (shallow) when older than MaxAge. When the clone
+// fails and an older one exists, that one is used and origin says so.
+func (c *Client) gitDir(ctx context.Context) (string, *Origin, error) {
+	src := c.src
+	if c.opts.CacheDir == "" {
+		return "", nil, errors.New("a git registry needs a cache directory")
+	}
+	sum := sha256.Sum256([]byte(src.Repo + "#" + src.Ref))
+	name := hex.EncodeToString(sum[:12])
+	root := filepath.Join(c.opts.CacheDir, "marketplace-git")
+	dir := filepath.Join(root, name)
+	stampFile := dir + ".json"
+	var stamp gitStamp
+	haveClone := false
+	if raw, err := os.ReadFile(stampFile); err == nil && json.Unmarshal(raw, &stamp) == nil && stamp.Repo == src.Repo {
+		_, err := os.Stat(filepath.Join(dir, ".git"))
+		haveClone = err == nil
+	}
+	now := c.now()
+	age := now.Sub(stamp.FetchedAt)
+	origin := &Origin{Location: src.String(), FromCache: haveClone, Age: age}
+	if haveClone && (c.opts.Offline || age < c.opts.MaxAge) {
+		return registryRoot(dir), origin, nil
+	}
+	if c.opts.Offline {
+		return "", nil, fmt.Errorf("%w: git registry %s", ErrOffline, src)
+	}
+	if err := os.MkdirAll(root, 0o755); err != nil {
+		return "", nil, err
+	}
+	tmp, err := os.MkdirTemp(root, name+".tmp-")
+	if err != nil {
+		return "", nil, err
+	}
+	defer os.RemoveAll(tmp)
+	ctx, cancel := context.WithTimeout(ctx, c.opts.BodyTimeout)
+	defer cancel()
+	err = cloneShallow(ctx, src.Repo, src.Ref, tmp)
+	if err != nil {
+		if haveClone {
+			origin.Stale, origin.FetchErr = true, err.Error()
+			return registryRoot(dir), origin, nil
+		}
+		return "", nil, fmt.Errorf("cloning registry %s: %w", src, err)
+	}
+	old := dir + ".old-" + filepath.Base(tmp)
+	if haveClone {
+		if err := os.Rename(dir, old); err != nil {
+			return "", nil, err
+		}
+	} else {
+		_ = os.RemoveAll(dir)
+	}
+	if err := os.Rename(tmp, dir); err != nil {
+		_ = os.Rename(old, dir)
+		return "", nil, err
+	}
+	_ = os.RemoveAll(old)
+	raw, _ := json.Marshal(gitStamp{Repo: src.Repo, Ref: src.Ref, FetchedAt: now})
+	_ = writeFileAtomic(stampFile, raw)
+	return registryRoot(dir), &Origin{Location: src.String()}, nil
+}
+
+// cloneShallow clones one commit of ref (a branch, else a tag; "" is the
+// default branch) into dir.
+func cloneShallow(ctx context.Context, repo, ref, dir string) error {
+	opts := &git.CloneOptions{URL: repo, Depth: 1, SingleBranch: true, Tags: git.NoTags}
+	if ref == "" {
+		_, err := git.PlainCloneContext(ctx, dir, false, opts)
+		return err
+	}
+	opts.ReferenceName = plumbing.NewBranchReferenceName(ref)
+	_, err := git.PlainCloneContext(ctx, dir, false, opts)
+	if err == nil || ctx.Err() != nil {
+		return err
+	}
+	if rerr := os.RemoveAll(dir); rerr != nil {
+		return err
+	}
+	if mkErr := os.Mkdir(dir, 0o755); mkErr != nil {
+		return err
+	}
+	opts.ReferenceName = plumbing.NewTagReferenceName(ref)
+	if _, terr := git.PlainCloneContext(ctx, dir, false, opts); terr != nil {
+		return fmt.Errorf("no branch or tag %q: %w", ref, err)
+	}
+	return nil
+}
+
+// registryRoot returns dir, or dir/registry when the index lives there (as
+// in the official repository).
+func registryRoot(dir string) string {
+	if _, err := os.Stat(filepath.Join(dir, "catalog.json")); err == nil {
+		return dir
+	}
+	if _, err := os.Stat(filepath.Join(dir, "registry", "catalog.json")); err == nil {
+		return filepath.Join(dir, "registry")
+	}
+	return dir
+}

@@ -1,0 +1,205 @@
+package catalog
+
+import (
+	"context"
+	"slices"
+
+	"github.com/spiritagents/spirit/install"
+	"github.com/spiritagents/spirit/manifest"
+)
+
+// ItemFor returns the catalog item of an installed extension: the item
+// whose packageName is its id, else whose extensionId is its id, else the
+// marketplace id recorded at install; nil when none.
+func ItemFor(c *Catalog, in *install.Installed) *Item {
+	for i := range c.Items {
+		if c.Items[i].PackageName == in.ID {
+			return &c.Items[i]
+		}
+	}
+	for i := range c.Items {
+		if c.Items[i].ExtensionID == in.ID {
+			return &c.Items[i]
+		}
+	}
+	if in.Record != nil && in.Record.MarketplaceID != "" {
+		for i := range c.Items {
+			if c.Items[i].ExtensionID == in.Record.MarketplaceID {
+				return &c.Items[i]
+			}
+		}
+	}
+	return nil
+}
+
+// InstalledByItem maps each catalog extensionId to its install, if any.
+func InstalledByItem(c *Catalog, installed []install.Installed) map[string]*install.Installed {
+	out := map[string]*install.Installed{}
+	for i := range installed {
+		if it := ItemFor(c, &installed[i]); it != nil {
+			if _, taken := out[it.ExtensionID]; !taken {
+				out[it.ExtensionID] = &installed[i]
+			}
+		}
+	}
+	return out
+}
+
+// Additions is what a new version of an extension asks for that the
+// installed one did not.
+type Additions struct {
+	Capabilities     []string `json:"capabilities,omitempty"`
+	Tools            []string `json:"tools,omitempty"`
+	ActivationEvents []string `json:"activationEvents,omitempty"`
+	SecretSlots      []string `json:"secretSlots,omitempty"`
+}
+
+// Empty reports whether nothing is added.
+func (a *Additions) Empty() bool {
+	return a == nil || len(a.Capabilities)+len(a.Tools)+len(a.ActivationEvents)+len(a.SecretSlots) == 0
+}
+
+func added(old, new []string) []string {
+	var out []string
+	for _, s := range new {
+		if !slices.Contains(old, s) && !slices.Contains(out, s) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// Diff returns what next asks for that prev did not. granted, when not
+// nil, replaces prev's capabilities (those recorded as granted).
+func Diff(prev, next *manifest.Manifest, granted []string) Additions {
+	var a Additions
+	if next == nil {
+		return a
+	}
+	var caps, tools, events, secrets []string
+	if prev != nil {
+		caps, events = prev.RequestedCapabilities, prev.ActivationEvents
+		for _, t := range prev.Tools() {
+			tools = append(tools, t.Name)
+		}
+		for _, s := range prev.SecretSlots {
+			secrets = append(secrets, s.Key)
+		}
+	}
+	if granted != nil {
+		caps = granted
+	}
+	a.Capabilities = added(caps, next.RequestedCapabilities)
+	a.ActivationEvents = added(events, next.ActivationEvents)
+	var nt, ns []string
+	for _, t := range next.Tools() {
+		nt = append(nt, t.Name)
+	}
+	for _, s := range next.SecretSlots {
+		ns = append(ns, s.Key)
+	}
+	a.Tools, a.SecretSlots = added(tools, nt), added(secrets, ns)
+	return a
+}
+
+// Status of one installed extension against the catalog.
+type Status struct {
+	// ID is the installed id; ExtensionID the marketplace id.
+	ID          string `json:"id"`
+	ExtensionID string `json:"extensionId"`
+	DisplayName string `json:"displayName"`
+	Installed   string `json:"installed"`
+	// Channel is the channel followed: the recorded one, else the
+	// installed version's in the detail, else stable.
+	Channel string `json:"channel"`
+	// Latest is the newest version of the channel that supports the host
+	// and is not revoked; "" when the catalog has none.
+	Latest string `json:"latest,omitempty"`
+	// Outdated: Latest is a higher semver than Installed.
+	Outdated bool `json:"outdated"`
+	// Revoked: the installed version's review is now revoked.
+	Revoked bool `json:"revoked,omitempty"`
+	// Blocked: the extension is now blocked in the marketplace.
+	Blocked bool `json:"blocked,omitempty"`
+	// Unlisted: the installed version is no longer in the detail.
+	Unlisted bool `json:"unlisted,omitempty"`
+	// Adds is what Latest asks for beyond the installed version, from the
+	// detail (capabilities only) until the caller fills in the rest.
+	Adds *Additions `json:"adds,omitempty"`
+	// Error says why the extension's detail could not be read.
+	Error string `json:"error,omitempty"`
+}
+
+// Statuses returns the Status of every installed extension the catalog
+// knows, in the order of installed, for host. A detail that cannot be
+// read is reported in Status.Error, not as a failure.
+func (c *Client) Statuses(ctx context.Context, installed []install.Installed, host string) ([]Status, error) {
+	cat, err := c.Catalog(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var out []Status
+	for i := range installed {
+		in := &installed[i]
+		it := ItemFor(cat, in)
+		if it == nil || in.Manifest == nil {
+			continue
+		}
+		st := Status{ID: in.ID, ExtensionID: it.ExtensionID, DisplayName: in.DisplayName(), Installed: in.Version(),
+			Blocked: it.Status == StatusBlocked}
+		d, _, err := c.Detail(ctx, it.ExtensionID)
+		if err != nil {
+			st.Error = err.Error()
+			out = append(out, st)
+			continue
+		}
+		st.Blocked = st.Blocked || d.Status == StatusBlocked
+		cur := d.Find(st.Installed)
+		switch {
+		case in.Record != nil && in.Record.Channel != "":
+			st.Channel = in.Record.Channel
+		case cur != nil:
+			st.Channel = cur.Channel
+		default:
+			st.Channel = ChannelStable
+		}
+		st.Unlisted = cur == nil
+		st.Revoked = cur != nil && cur.ReviewStatus == ReviewRevoked
+		if latest := Highest(d, st.Channel, host, false); latest != nil {
+			st.Latest = latest.Version
+			st.Outdated = Newer(latest.Version, st.Installed)
+			if st.Outdated {
+				var granted []string
+				if in.Record != nil {
+					granted = in.Record.GrantedCapabilities
+				}
+				if granted == nil {
+					granted = in.Manifest.RequestedCapabilities
+				}
+				a := Additions{Capabilities: added(granted, latest.RequestedCapabilities)}
+				st.Adds = &a
+			}
+		}
+		out = append(out, st)
+	}
+	return out, nil
+}
+
+// Search returns the items whose text contains query (the words joined by
+// single spaces, lowercased): display name, description, extensionId,
+// packageName, keywords and author. Hidden, blocked and unknown-status
+// items are left out unless all.
+func Search(items []Item, query string, all bool) []Item {
+	q := normalizeQuery(query)
+	out := make([]Item, 0, len(items))
+	for i := range items {
+		it := &items[i]
+		if !all && !it.Listed() {
+			continue
+		}
+		if q == "" || matches(it, q) {
+			out = append(out, *it)
+		}
+	}
+	return out
+}
