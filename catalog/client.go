@@ -192,7 +192,9 @@ func (c *Client) Catalog(ctx context.Context) (*Catalog, error) {
 // NotInCatalogError says the catalog has no such extension.
 type NotInCatalogError struct{ ID string }
 
-func (e *NotInCatalogError) Error() string { return "Extension not found in marketplace catalog: " + e.ID }
+func (e *NotInCatalogError) Error() string {
+	return "Extension not found in marketplace catalog: " + e.ID
+}
 
 // Is matches ErrNotFound.
 func (e *NotInCatalogError) Is(target error) bool { return target == ErrNotFound }

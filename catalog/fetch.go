@@ -36,7 +36,9 @@ type HTTPError struct {
 func (e *HTTPError) Error() string { return e.Label + " fetch failed: " + e.Status }
 
 // Is maps 404 to ErrNotFound.
-func (e *HTTPError) Is(target error) bool { return target == ErrNotFound && e.Code == http.StatusNotFound }
+func (e *HTTPError) Is(target error) bool {
+	return target == ErrNotFound && e.Code == http.StatusNotFound
+}
 
 // Origin says where a document came from.
 type Origin struct {

@@ -193,7 +193,7 @@ func writeFixtureRegistry(t testing.TB, root string) {
 			dv := map[string]any{
 				"version": v.version, "channel": v.channel, "reviewStatus": v.review,
 				"displayName": x.displayName, "description": x.description, "author": "Fixture Co",
-				"keywords": []string{"fixture", strings.TrimPrefix(x.id, "fixture.")},
+				"keywords":       []string{"fixture", strings.TrimPrefix(x.id, "fixture.")},
 				"supportedHosts": v.hosts, "requestedCapabilities": v.caps,
 				"publishedAt": "2026-01-01T00:00:00.000Z", "tarballUrl": file,
 				"changelog": map[string]any{"summary": "Release " + v.version + ".", "body": "- Release " + v.version + "."},

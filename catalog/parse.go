@@ -32,10 +32,10 @@ const (
 )
 
 var (
-	channels      = []string{ChannelStable, ChannelPreview, ChannelExperimental}
-	reviewValues  = []string{ReviewUnverified, ReviewVerified, ReviewRevoked}
-	statusValues  = []string{StatusListed, StatusHidden, StatusDeprecated, StatusBlocked}
-	hostValues    = []string{"cli", "desktop"}
+	channels     = []string{ChannelStable, ChannelPreview, ChannelExperimental}
+	reviewValues = []string{ReviewUnverified, ReviewVerified, ReviewRevoked}
+	statusValues = []string{StatusListed, StatusHidden, StatusDeprecated, StatusBlocked}
+	hostValues   = []string{"cli", "desktop"}
 )
 
 // ErrBadDocument is matched by every error about a catalog or detail
