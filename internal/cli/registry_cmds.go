@@ -1,6 +1,308 @@
 package cli
 
-import "github.com/spf13/cobra"
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"github.com/spiritagents/spirit/npm"
+	"github.com/spiritagents/spirit/registry"
+)
 
 // addRegistryCommands adds the registry command group to the root.
-func addRegistryCommands(root *cobra.Command, f *Factory) {}
+func addRegistryCommands(root *cobra.Command, f *Factory) {
+	cmd := &cobra.Command{
+		Use:   "registry <command>",
+		Short: "Build and check a marketplace index (a SpiritAgents/registry repository)",
+		Args:  cobra.NoArgs,
+		RunE:  groupRunE,
+	}
+	cmd.AddCommand(
+		newCmdRegistryBuild(f, nil),
+		newCmdRegistryValidate(f, nil),
+		newCmdRegistryAdd(f, nil),
+	)
+	root.AddCommand(cmd)
+}
+
+// RegistryBuildOptions are the inputs of `spirit registry build`.
+type RegistryBuildOptions struct {
+	f           *Factory
+	Root        string
+	Check       bool
+	Since       string
+	NPMRegistry string
+	Jobs        int
+	Strict      bool
+}
+
+func newCmdRegistryBuild(f *Factory, runF func(*RegistryBuildOptions) error) *cobra.Command {
+	opts := &RegistryBuildOptions{f: f}
+	cmd := &cobra.Command{
+		Use:   "build",
+		Short: "Regenerate catalog.json and every detail.json from the entries and npm",
+		Long: `Regenerate registry/catalog.json and registry/extensions/<extensionId>/detail.json
+from every registry/extensions/**/entry.json and the npm metadata of the versions listed,
+byte for byte as the official build-catalog.sh writes them.
+
+Every problem of every entry is reported. Nothing is written unless every entry
+builds; files are replaced atomically and stale detail.json files removed last.`,
+		Example: `  spirit registry build --root ./registry-repo
+  spirit registry build --check            # exit 3 and a diff when the index is stale
+  spirit registry build --since origin/main -j 32`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if opts.Jobs < 1 {
+				return usageErrorf("-j must be at least 1")
+			}
+			if runF != nil {
+				return runF(opts)
+			}
+			return runRegistryBuild(opts)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&opts.Root, "root", ".", "registry repository (the folder that holds registry/)")
+	fl.BoolVar(&opts.Check, "check", false, "build in memory; exit 3 with a unified diff when the files on disk are stale")
+	fl.StringVar(&opts.Since, "since", "", "git revision: refetch only entries changed since it")
+	fl.StringVar(&opts.NPMRegistry, "npm-registry", "", "npm registry URL (default: npm config, then https://registry.npmjs.org/)")
+	fl.IntVarP(&opts.Jobs, "jobs", "j", 16, "packuments fetched at once")
+	fl.BoolVar(&opts.Strict, "strict", false, "treat schema warnings as errors")
+	return cmd
+}
+
+func runRegistryBuild(opts *RegistryBuildOptions) error {
+	f := opts.f
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	schemas, err := registry.CompileSchemas()
+	if err != nil {
+		return err
+	}
+	client, err := newRegistryNPM(f, opts.NPMRegistry, opts.Root)
+	if err != nil {
+		return err
+	}
+	var progress registry.Progress
+	if f.IO.IsStderrTTY() {
+		progress = &fetchProgress{f: f}
+	}
+	res, err := registry.Build(ctx, registry.BuildOptions{Root: opts.Root, NPM: client, Jobs: opts.Jobs, Check: opts.Check,
+		Since: opts.Since, Strict: opts.Strict, Schemas: schemas, Progress: progress})
+	if progress != nil {
+		fmt.Fprint(f.IO.ErrOut, "\r\033[K")
+	}
+	if err != nil {
+		return registryProblems(f, err, "registry build failed")
+	}
+	printProblems(f, res.Warnings)
+	if f.Global.JSON {
+		if err := writeJSON(f.IO.Out, res); err != nil {
+			return err
+		}
+	}
+	if opts.Check {
+		if !res.Stale() {
+			fmt.Fprintf(f.IO.ErrOut, "registry is up to date (%d extensions)\n", res.Entries)
+			return nil
+		}
+		if !f.Global.JSON {
+			fmt.Fprint(f.IO.Out, res.Diff)
+		}
+		return withHint(&problemsError{fmt.Sprintf("%d generated files are stale", len(res.Written)+len(res.Deleted))},
+			"run spirit registry build and commit the result")
+	}
+	fmt.Fprintf(f.IO.ErrOut, "built %d extensions: %d files written, %d deleted, %d unchanged (%d packuments fetched, %d details reused)\n",
+		res.Entries, len(res.Written), len(res.Deleted), res.Unchanged, res.Fetched, res.Reused)
+	return nil
+}
+
+// newRegistryNPM makes the npm client of the registry commands, with the
+// packument cache of the chosen host when there is a data directory.
+func newRegistryNPM(f *Factory, reg, root string) (*npm.Client, error) {
+	cache := ""
+	if p, err := f.Paths(); err == nil {
+		cache = p.CacheDir()
+	}
+	work, _ := filepath.Abs(root)
+	return npm.NewClient(npm.Config{Registry: reg, Getenv: f.Getenv, HomeDir: f.Getenv("HOME"), WorkDir: work,
+		CacheDir: cache, HTTPClient: f.HTTPClient()})
+}
+
+// registryProblems prints the problems of a *registry.ProblemsError and
+// turns it into the command's error.
+func registryProblems(f *Factory, err error, what string) error {
+	var pe *registry.ProblemsError
+	if !errors.As(err, &pe) {
+		if errors.Is(err, registry.ErrNoEntries) {
+			return withHint(err, "entries go in registry/extensions/<extensionId>/entry.json; pass --root to point at the repository")
+		}
+		return err
+	}
+	if f.Global.JSON {
+		_ = writeJSON(f.IO.Out, struct {
+			Problems []registry.Problem `json:"problems"`
+		}{pe.Problems})
+	} else {
+		printProblems(f, pe.Problems)
+	}
+	return fmt.Errorf("%s: %w", what, err)
+}
+
+func printProblems(f *Factory, ps []registry.Problem) {
+	if f.Global.JSON {
+		return
+	}
+	for _, p := range ps {
+		fmt.Fprintln(f.IO.ErrOut, p.String())
+	}
+}
+
+// fetchProgress shows "fetched N/M" on a terminal.
+type fetchProgress struct{ f *Factory }
+
+func (p *fetchProgress) Fetched(pkg string, done, total int) {
+	fmt.Fprintf(p.f.IO.ErrOut, "\r\033[Kfetched %d/%d %s", done, total, pkg)
+}
+
+// RegistryValidateOptions are the inputs of `spirit registry validate`.
+type RegistryValidateOptions struct {
+	f      *Factory
+	Root   string
+	Strict bool
+}
+
+func newCmdRegistryValidate(f *Factory, runF func(*RegistryValidateOptions) error) *cobra.Command {
+	opts := &RegistryValidateOptions{f: f}
+	cmd := &cobra.Command{
+		Use:   "validate",
+		Short: "Check offline that catalog.json and every detail.json agree with the entries",
+		Long: `Run the official validate-registry.sh checks offline: the entries, then that catalog.json
+and every detail.json agree with them. Every problem is reported; exit 3 when there is any.
+The official JSON Schemas are checked too, as warnings (errors with --strict).`,
+		Example: `  spirit registry validate --root ./registry-repo
+  spirit registry validate --json`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if runF != nil {
+				return runF(opts)
+			}
+			return runRegistryValidate(opts)
+		},
+	}
+	cmd.Flags().StringVar(&opts.Root, "root", ".", "registry repository (the folder that holds registry/)")
+	cmd.Flags().BoolVar(&opts.Strict, "strict", false, "treat schema warnings as errors")
+	return cmd
+}
+
+func runRegistryValidate(opts *RegistryValidateOptions) error {
+	f := opts.f
+	schemas, err := registry.CompileSchemas()
+	if err != nil {
+		return err
+	}
+	ps, err := registry.Validate(registry.ValidateOptions{Root: opts.Root, Schemas: schemas, Strict: opts.Strict})
+	if err != nil {
+		return err
+	}
+	nerr := 0
+	for _, p := range ps {
+		if p.Severity == registry.SeverityError {
+			nerr++
+		}
+	}
+	if f.Global.JSON {
+		if ps == nil {
+			ps = []registry.Problem{}
+		}
+		if err := writeJSON(f.IO.Out, struct {
+			Valid    bool               `json:"valid"`
+			Problems []registry.Problem `json:"problems"`
+		}{nerr == 0, ps}); err != nil {
+			return err
+		}
+	} else {
+		printProblems(f, ps)
+	}
+	if nerr > 0 {
+		return withHint(&problemsError{fmt.Sprintf("registry validation found %d problems", nerr)},
+			"run spirit registry build to regenerate the index")
+	}
+	if !f.Global.JSON {
+		fmt.Fprintln(f.IO.ErrOut, "registry is consistent")
+	}
+	return nil
+}
+
+// RegistryAddOptions are the inputs of `spirit registry add`.
+type RegistryAddOptions struct {
+	f           *Factory
+	Root        string
+	Package     string
+	ID          string
+	Version     string
+	NPMRegistry string
+}
+
+func newCmdRegistryAdd(f *Factory, runF func(*RegistryAddOptions) error) *cobra.Command {
+	opts := &RegistryAddOptions{f: f}
+	cmd := &cobra.Command{
+		Use:   "add PACKAGE --id EXTENSION_ID",
+		Short: "List an npm package in the registry: write its entry.json and README.md",
+		Long: `Fetch PACKAGE from npm, check its package.json and spiritExtension with the manifest rules,
+and write registry/extensions/<id>/entry.json (one stable, unverified version) and a
+README.md from the package. Run spirit registry build afterwards.`,
+		Example: `  spirit registry add @acme/spirit-weather --id acme.weather
+  spirit registry add spirit-notes --id me.notes --version 1.2.0`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Package = args[0]
+			if opts.ID == "" {
+				return usageErrorf("--id is required")
+			}
+			if runF != nil {
+				return runF(opts)
+			}
+			return runRegistryAdd(opts)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&opts.Root, "root", ".", "registry repository (the folder that holds registry/)")
+	fl.StringVar(&opts.ID, "id", "", "extension id to list the package as (required)")
+	fl.StringVar(&opts.Version, "version", "", "version to list (default: the latest dist-tag)")
+	fl.StringVar(&opts.NPMRegistry, "npm-registry", "", "npm registry URL")
+	return cmd
+}
+
+func runRegistryAdd(opts *RegistryAddOptions) error {
+	f := opts.f
+	client, err := newRegistryNPM(f, opts.NPMRegistry, opts.Root)
+	if err != nil {
+		return err
+	}
+	res, err := registry.Add(context.Background(), registry.AddOptions{Root: opts.Root, Package: opts.Package, ID: opts.ID,
+		Version: opts.Version, NPM: client})
+	if errors.Is(err, registry.ErrEntryExists) {
+		return withHint(err, "edit that entry.json to add a version")
+	}
+	if err != nil {
+		return err
+	}
+	if f.Global.JSON {
+		return writeJSON(f.IO.Out, res)
+	}
+	for _, w := range res.Warnings {
+		fmt.Fprintf(f.IO.ErrOut, "warning: %s\n", w.Message)
+	}
+	fmt.Fprintf(f.IO.ErrOut, "wrote %s\n", res.EntryPath)
+	if res.ReadmeWritten {
+		fmt.Fprintf(f.IO.ErrOut, "wrote %s\n", res.ReadmePath)
+	}
+	fmt.Fprintf(f.IO.ErrOut, "listed %s@%s as %s; now run spirit registry build\n", opts.Package, res.Version, opts.ID)
+	return nil
+}
