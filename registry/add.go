@@ -87,7 +87,7 @@ func Add(ctx context.Context, opts AddOptions) (*AddResult, error) {
 		return nil, err
 	}
 	var doc struct {
-		DistTags map[string]string         `json:"dist-tags"`
+		DistTags map[string]string          `json:"dist-tags"`
 		Versions map[string]json.RawMessage `json:"versions"`
 		Readme   string                     `json:"readme"`
 	}
