@@ -260,7 +260,9 @@ func (in *Installer) Install(ctx context.Context, req Request) (*Result, error) 
 		if err := exchangeDirs(staged, target); err != nil {
 			return nil, err
 		}
-		in.keepGeneration(m.ID, previous, staged, oldEntry, oldRecord)
+		if trash := in.keepGeneration(m.ID, previous, staged, oldEntry, oldRecord); trash != "" {
+			defer os.RemoveAll(trash)
+		}
 	} else if err := os.Rename(staged, target); err != nil {
 		return nil, err
 	}
@@ -328,23 +330,26 @@ func generationName(version string) string {
 
 // keepGeneration moves the replaced directory old into the generations
 // folder of id, as the only generation kept. A failure here costs only the
-// rollback, never the install, so it is not returned.
-func (in *Installer) keepGeneration(id, version, old string, e *Entry, r *Record) {
+// rollback, never the install, so it is not returned. It returns the
+// trashed older generation, for the caller to delete once it is done.
+func (in *Installer) keepGeneration(id, version, old string, e *Entry, r *Record) (trash string) {
 	root := in.Paths.GenerationsDir(id)
 	if _, err := os.Stat(root); err == nil {
-		if _, err := in.toTrash(root); err != nil {
-			return
+		var err error
+		if trash, err = in.toTrash(root); err != nil {
+			return ""
 		}
 	}
 	if err := os.MkdirAll(root, 0o755); err != nil {
-		return
+		return trash
 	}
 	name := generationName(version)
 	meta, _ := json.MarshalIndent(generation{Entry: e, Record: r}, "", "  ")
 	if writeFileAtomic(filepath.Join(root, name+".json"), meta) != nil {
-		return
+		return trash
 	}
 	_ = os.Rename(old, filepath.Join(root, name))
+	return trash
 }
 
 // Generation returns the version kept for rollback of id and its directory.
@@ -463,7 +468,9 @@ func (in *Installer) Rollback(ctx context.Context, id string) (*Result, error) {
 			_ = os.Rename(staged, genDir)
 			return nil, err
 		}
-		in.keepGeneration(id, current, staged, curEntry, curRecord)
+		if trash := in.keepGeneration(id, current, staged, curEntry, curRecord); trash != "" {
+			defer os.RemoveAll(trash)
+		}
 	} else {
 		if err := os.Rename(genDir, target); err != nil {
 			return nil, err
