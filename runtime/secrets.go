@@ -33,24 +33,31 @@ func (e *UndeclaredSecretError) Error() string {
 type Secrets struct {
 	open func() (keyring.Keyring, error)
 
-	once sync.Once
+	mu   sync.Mutex
 	ring keyring.Keyring
-	err  error
 }
 
 // NewSecrets returns a store over the keyring that open returns; open is
-// called once, at the first secret operation.
+// called at the first secret operation (again after a failure).
 func NewSecrets(open func() (keyring.Keyring, error)) *Secrets { return &Secrets{open: open} }
 
+// keyring opens the keyring on first use; a failed open is tried again
+// at the next use.
 func (s *Secrets) keyring() (keyring.Keyring, error) {
-	s.once.Do(func() {
-		if s.open == nil {
-			s.err = errors.New("no keyring is configured")
-			return
-		}
-		s.ring, s.err = s.open()
-	})
-	return s.ring, s.err
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.ring != nil {
+		return s.ring, nil
+	}
+	if s.open == nil {
+		return nil, errors.New("no keyring is configured")
+	}
+	ring, err := s.open()
+	if err != nil {
+		return nil, err
+	}
+	s.ring = ring
+	return ring, nil
 }
 
 func checkSlot(m *manifest.Manifest, key string) error {
