@@ -2,6 +2,7 @@ package catalog
 
 import (
 	"context"
+	"errors"
 	"slices"
 
 	"github.com/spiritagents/spirit/install"
@@ -202,4 +203,21 @@ func Search(items []Item, query string, all bool) []Item {
 		}
 	}
 	return out
+}
+
+// PackageManifest reads the package.json of a downloaded tarball (with the
+// install package's archive rules) and validates it.
+func PackageManifest(file string) (*manifest.Manifest, error) {
+	a, err := install.ReadArchive(file)
+	if err != nil {
+		return nil, err
+	}
+	rep := manifest.Validate(a.Manifest, a.FS, manifest.Options{})
+	if err := rep.Err(); err != nil {
+		return nil, err
+	}
+	if rep.Manifest == nil {
+		return nil, errors.New("package.json is not a JSON object")
+	}
+	return rep.Manifest, nil
 }

@@ -62,7 +62,7 @@ type Warning struct {
 }
 
 func (w Warning) String() string {
-	if w.Pointer == "" {
+	if w.Pointer == "" || strings.Contains(w.Message, w.Pointer) {
 		return w.Message
 	}
 	return w.Pointer + ": " + w.Message

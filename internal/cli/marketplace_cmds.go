@@ -1,6 +1,543 @@
 package cli
 
-import "github.com/spf13/cobra"
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
 
-// addMarketplaceCommands adds the marketplace commands to the extension group.
-func addMarketplaceCommands(parent *cobra.Command, f *Factory) {}
+	"github.com/spf13/cobra"
+
+	"github.com/spiritagents/spirit/catalog"
+	"github.com/spiritagents/spirit/install"
+	"github.com/spiritagents/spirit/internal/paths"
+	"github.com/spiritagents/spirit/npm"
+)
+
+// addMarketplaceCommands adds `marketplace …`, `outdated` and `update` to
+// the extension group.
+func addMarketplaceCommands(parent *cobra.Command, f *Factory) {
+	mo := &marketplaceOptions{}
+	mk := &cobra.Command{
+		Use:   "marketplace [command]",
+		Short: "Find and install extensions from the marketplace",
+		Long: `Find and install extensions from the marketplace index: the official one, or the
+https URL, folder or git repository that --registry (or SPIRIT_REGISTRY) names.
+Responses are cached; a cached copy younger than --max-age is used as it is, an
+older one is revalidated, and when the network is down the cache is used.
+
+With no subcommand it lists the catalog, as 'marketplace list'.`,
+		Example: `  spirit extension marketplace search prompt
+  spirit extension marketplace detail spiritagent.system-message-demo
+  spirit extension marketplace install spiritagent.system-message-demo --channel stable
+  spirit --registry ./my-registry extension marketplace list --all`,
+		Args: cobra.ArbitraryArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runMarketplaceList(cmd.Context(), &MarketplaceListOptions{f: f, mo: mo, Query: args})
+		},
+	}
+	pf := mk.PersistentFlags()
+	pf.DurationVar(&mo.MaxAge, "max-age", catalog.DefaultMaxAge, "use cached registry responses (and git clones) younger than this without asking again")
+	pf.BoolVar(&mo.Offline, "offline", false, "use only the cache")
+	mk.AddCommand(
+		newCmdMarketplaceList(f, mo, nil),
+		newCmdMarketplaceDetail(f, mo, nil),
+		newCmdMarketplaceReadme(f, mo, nil),
+		newCmdMarketplaceInstall(f, mo, nil),
+	)
+	parent.AddCommand(mk, newCmdOutdated(f, nil), newCmdUpdate(f, nil))
+}
+
+// marketplaceOptions are the flags every marketplace command shares.
+type marketplaceOptions struct {
+	MaxAge  time.Duration
+	Offline bool
+}
+
+func bindMarketplaceFlags(cmd *cobra.Command, mo *marketplaceOptions) {
+	cmd.Flags().DurationVar(&mo.MaxAge, "max-age", catalog.DefaultMaxAge, "use cached registry responses (and git clones) younger than this without asking again")
+	cmd.Flags().BoolVar(&mo.Offline, "offline", false, "use only the cache")
+}
+
+// marketplace returns the catalog client of --registry and the host's paths.
+func (f *Factory) marketplace(mo *marketplaceOptions) (*catalog.Client, *paths.Paths, error) {
+	p, err := f.Paths()
+	if err != nil {
+		return nil, nil, err
+	}
+	maxAge := catalog.DefaultMaxAge
+	offline := false
+	if mo != nil {
+		maxAge, offline = mo.MaxAge, mo.Offline
+	}
+	c, err := catalog.New(catalog.Options{
+		Source:     f.RegistrySource(),
+		CacheDir:   p.CacheDir(),
+		HTTPClient: f.HTTPClient(),
+		MaxAge:     maxAge,
+		Offline:    offline,
+		Now:        f.Now,
+	})
+	if err != nil {
+		return nil, nil, usageErrorf("--registry: %v", err)
+	}
+	return c, p, nil
+}
+
+// printWarnings writes warnings to stderr, one a line.
+func printWarnings(w io.Writer, ws []catalog.Warning) {
+	for _, x := range ws {
+		fmt.Fprintf(w, "Warning: %s\n", x)
+	}
+}
+
+// marketplaceError adds the hint that fits a catalog error.
+func marketplaceError(err error) error {
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, catalog.ErrOffline):
+		return withHint(err, "run once without --offline to fill the cache")
+	case errors.Is(err, catalog.ErrInsecureURL):
+		return withHint(err, "use https (plain http is accepted only for localhost)")
+	case errors.As(err, new(*catalog.NotInCatalogError)):
+		return withHint(err, "see 'spirit extension marketplace list --all' for the ids")
+	case errors.Is(err, catalog.ErrNoVersion):
+		return withHint(err, "see 'spirit extension marketplace detail ID' for the versions")
+	}
+	return err
+}
+
+// MarketplaceListOptions are the inputs of `marketplace list` and `search`.
+type MarketplaceListOptions struct {
+	f     *Factory
+	mo    *marketplaceOptions
+	Query []string
+	All   bool
+}
+
+func newCmdMarketplaceList(f *Factory, mo *marketplaceOptions, runF func(*MarketplaceListOptions) error) *cobra.Command {
+	opts := &MarketplaceListOptions{f: f, mo: mo}
+	cmd := &cobra.Command{
+		Use:     "list [QUERY…]",
+		Aliases: []string{"search"},
+		Short:   "List or search the marketplace catalog",
+		Long: `List the catalog, or the items whose display name, description, id, package
+name, keywords or author contain QUERY (the words joined by spaces, any case).
+Hidden and blocked items are left out unless --all; an installed extension shows
+its version, and is flagged when that version is now revoked or blocked.`,
+		Example: "  spirit extension marketplace list\n  spirit extension marketplace search system prompt --json",
+		Args:    cobra.ArbitraryArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Query = args
+			if runF != nil {
+				return runF(opts)
+			}
+			return runMarketplaceList(cmd.Context(), opts)
+		},
+	}
+	cmd.Flags().BoolVar(&opts.All, "all", false, "also show hidden and blocked items")
+	return cmd
+}
+
+// marketplaceItemJSON is one item of `marketplace list --json`.
+type marketplaceItemJSON struct {
+	catalog.Item
+	Installed *installedStateJSON `json:"installed"`
+}
+
+type installedStateJSON struct {
+	ID      string `json:"id"`
+	Version string `json:"version"`
+	Revoked bool   `json:"revoked,omitempty"`
+	Blocked bool   `json:"blocked,omitempty"`
+}
+
+type marketplaceListJSON struct {
+	Registry  string                `json:"registry"`
+	FromCache bool                  `json:"fromCache"`
+	Stale     bool                  `json:"stale,omitempty"`
+	Items     []marketplaceItemJSON `json:"items"`
+	Warnings  []catalog.Warning     `json:"warnings"`
+}
+
+func runMarketplaceList(ctx context.Context, opts *MarketplaceListOptions) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	f := opts.f
+	c, p, err := f.marketplace(opts.mo)
+	if err != nil {
+		return err
+	}
+	cat, err := c.Catalog(ctx)
+	if err != nil {
+		return marketplaceError(err)
+	}
+	items := catalog.Search(cat.Items, strings.Join(opts.Query, " "), opts.All)
+	installed, _ := install.List(p)
+	byItem := catalog.InstalledByItem(cat, installed)
+	out := marketplaceListJSON{Registry: c.Source().String(), Items: []marketplaceItemJSON{}, Warnings: cat.Warnings}
+	if cat.Origin != nil {
+		out.FromCache, out.Stale = cat.Origin.FromCache, cat.Origin.Stale
+	}
+	if out.Warnings == nil {
+		out.Warnings = []catalog.Warning{}
+	}
+	for _, it := range items {
+		j := marketplaceItemJSON{Item: it}
+		if in := byItem[it.ExtensionID]; in != nil {
+			st := &installedStateJSON{ID: in.ID, Version: in.Version(), Blocked: it.Status == catalog.StatusBlocked}
+			if d, _, err := c.Detail(ctx, it.ExtensionID); err == nil {
+				if v := d.Find(st.Version); v != nil && v.ReviewStatus == catalog.ReviewRevoked {
+					st.Revoked = true
+				}
+			}
+			j.Installed = st
+		}
+		out.Items = append(out.Items, j)
+	}
+	if f.Global.JSON {
+		return writeJSON(f.IO.Out, out)
+	}
+	printWarnings(f.IO.ErrOut, cat.Warnings)
+	w := f.IO.Out
+	if len(out.Items) == 0 {
+		_, err := fmt.Fprintln(w, "No marketplace extensions found.")
+		return err
+	}
+	fmt.Fprintln(w, "Marketplace catalog:")
+	for _, j := range out.Items {
+		it := j.Item
+		name := it.DisplayName
+		switch it.Status {
+		case catalog.StatusListed:
+		default:
+			name += " (" + it.Status + ")"
+		}
+		fmt.Fprintf(w, "  - %s\n    id: %s\n    package: %s\n    version: %s\n    status: %s\n    review: %s\n",
+			name, it.ExtensionID, it.PackageName, it.DefaultVersion, it.Status, it.DefaultReviewStatus)
+		state := "Not installed"
+		if s := j.Installed; s != nil {
+			state = "Installed " + s.Version
+			if s.Revoked {
+				state += " (this version's review was revoked)"
+			}
+			if s.Blocked {
+				state += " (blocked in the marketplace)"
+			}
+		}
+		fmt.Fprintf(w, "    installed: %s\n", state)
+		if strings.TrimSpace(it.Description) != "" {
+			fmt.Fprintf(w, "    description: %s\n", it.Description)
+		}
+		if len(it.Keywords) > 0 {
+			fmt.Fprintf(w, "    keywords: %s\n", strings.Join(it.Keywords, ", "))
+		}
+		if len(it.SupportedHosts) > 0 {
+			fmt.Fprintf(w, "    hosts: %s\n", strings.Join(it.SupportedHosts, ", "))
+		}
+	}
+	return nil
+}
+
+// MarketplaceDetailOptions are the inputs of `marketplace detail`.
+type MarketplaceDetailOptions struct {
+	f  *Factory
+	mo *marketplaceOptions
+	ID string
+}
+
+func newCmdMarketplaceDetail(f *Factory, mo *marketplaceOptions, runF func(*MarketplaceDetailOptions) error) *cobra.Command {
+	opts := &MarketplaceDetailOptions{f: f, mo: mo}
+	return &cobra.Command{
+		Use:     "detail ID",
+		Short:   "Show an extension's marketplace detail: versions, channels, review status",
+		Example: "  spirit extension marketplace detail spiritagent.system-message-demo",
+		Args:    cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.ID = args[0]
+			if runF != nil {
+				return runF(opts)
+			}
+			return runMarketplaceDetail(cmd.Context(), opts)
+		},
+	}
+}
+
+func runMarketplaceDetail(ctx context.Context, opts *MarketplaceDetailOptions) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	f := opts.f
+	c, _, err := f.marketplace(opts.mo)
+	if err != nil {
+		return err
+	}
+	d, _, err := c.Detail(ctx, opts.ID)
+	if err != nil {
+		return marketplaceError(err)
+	}
+	if f.Global.JSON {
+		if d.Warnings == nil {
+			d.Warnings = []catalog.Warning{}
+		}
+		return writeJSON(f.IO.Out, d)
+	}
+	printWarnings(f.IO.ErrOut, d.Warnings)
+	w := f.IO.Out
+	featured := "no"
+	if d.Featured {
+		featured = "yes"
+	}
+	fmt.Fprintf(w, "id: %s\npackage: %s\nstatus: %s\nfeatured: %s\ndefault_version: %s\nreadme_path: %s\nversions:\n",
+		d.ExtensionID, d.PackageName, d.Status, featured, d.DefaultVersion, d.ReadmePath)
+	for _, v := range d.Versions {
+		fmt.Fprintf(w, "  - %s\n    channel: %s\n    review: %s\n    name: %s\n    description: %s\n",
+			v.Version, v.Channel, v.ReviewStatus, v.DisplayName, v.Description)
+		if len(v.SupportedHosts) > 0 {
+			fmt.Fprintf(w, "    hosts: %s\n", strings.Join(v.SupportedHosts, ", "))
+		}
+		if v.Changelog != nil {
+			fmt.Fprintf(w, "    changelog: %s\n", v.Changelog.Summary)
+		}
+	}
+	return nil
+}
+
+// MarketplaceReadmeOptions are the inputs of `marketplace readme`.
+type MarketplaceReadmeOptions struct {
+	f  *Factory
+	mo *marketplaceOptions
+	ID string
+}
+
+func newCmdMarketplaceReadme(f *Factory, mo *marketplaceOptions, runF func(*MarketplaceReadmeOptions) error) *cobra.Command {
+	opts := &MarketplaceReadmeOptions{f: f, mo: mo}
+	return &cobra.Command{
+		Use:     "readme ID",
+		Short:   "Print an extension's README (raw markdown)",
+		Example: "  spirit extension marketplace readme spiritagent.system-message-demo | less",
+		Args:    cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.ID = args[0]
+			if runF != nil {
+				return runF(opts)
+			}
+			return runMarketplaceReadme(cmd.Context(), opts)
+		},
+	}
+}
+
+func runMarketplaceReadme(ctx context.Context, opts *MarketplaceReadmeOptions) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	f := opts.f
+	c, _, err := f.marketplace(opts.mo)
+	if err != nil {
+		return err
+	}
+	text, warnings, err := c.Readme(ctx, opts.ID)
+	if err != nil {
+		return marketplaceError(err)
+	}
+	if f.Global.JSON {
+		return writeJSON(f.IO.Out, struct {
+			ExtensionID string `json:"extensionId"`
+			Readme      string `json:"readme"`
+		}{strings.TrimSpace(opts.ID), text})
+	}
+	printWarnings(f.IO.ErrOut, warnings)
+	_, err = fmt.Fprintln(f.IO.Out, text)
+	return err
+}
+
+// MarketplaceInstallOptions are the inputs of `marketplace install`.
+type MarketplaceInstallOptions struct {
+	f                  *Factory
+	mo                 *marketplaceOptions
+	ID                 string
+	Version            string
+	Channel            string
+	ReviewAcknowledged bool
+	AllowRevoked       bool
+	AllowSHA1          bool
+	Yes                bool
+	LockTimeout        time.Duration
+}
+
+func newCmdMarketplaceInstall(f *Factory, mo *marketplaceOptions, runF func(*MarketplaceInstallOptions) error) *cobra.Command {
+	opts := &MarketplaceInstallOptions{f: f, mo: mo}
+	cmd := &cobra.Command{
+		Use:   "install ID",
+		Short: "Install an extension from the marketplace",
+		Long: `Install an extension from the marketplace. ID is the marketplace extensionId (or
+its package name). The version is --version exactly, else the highest of
+--channel (stable, preview or experimental), else the detail's default version.
+
+Blocked extensions are refused; an unverified version needs --review-acknowledged
+(or a yes at the prompt); a revoked one needs --allow-revoked. Host support is
+checked before the download; the tarball must match the strongest digest its
+integrity lists, and its package.json name and version must be the catalog's.`,
+		Example: `  spirit extension marketplace install spiritagent.system-message-demo
+  spirit extension marketplace install example.tool --channel preview --review-acknowledged
+  spirit extension marketplace install example.tool --version 1.2.0`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.ID = args[0]
+			if opts.Version != "" && opts.Channel != "" {
+				return usageErrorf("--version and --channel cannot be used together")
+			}
+			if runF != nil {
+				return runF(opts)
+			}
+			return runMarketplaceInstall(cmd.Context(), opts)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&opts.Version, "version", "", "install exactly this version")
+	fl.StringVar(&opts.Channel, "channel", "", "install the highest version of this channel: stable, preview or experimental")
+	fl.BoolVar(&opts.ReviewAcknowledged, "review-acknowledged", false, "install a version that is not verified")
+	fl.BoolVar(&opts.AllowRevoked, "allow-revoked", false, "install a version whose review was revoked")
+	fl.BoolVar(&opts.AllowSHA1, "allow-sha1", false, "accept a tarball that only a sha1 digest verifies")
+	fl.BoolVarP(&opts.Yes, "yes", "y", false, "do not ask before a downgrade")
+	fl.DurationVar(&opts.LockTimeout, "lock-timeout", install.DefaultLockTimeout, "how long to wait for another spirit command")
+	return cmd
+}
+
+// confirm asks a yes/no question on a terminal; false when it cannot ask.
+func (f *Factory) confirm(question string) bool {
+	if !f.IO.CanPrompt() {
+		return false
+	}
+	fmt.Fprintf(f.IO.ErrOut, "%s [y/N] ", question)
+	line, _ := bufio.NewReader(f.IO.In).ReadString('\n')
+	a := strings.ToLower(strings.TrimSpace(line))
+	return a == "y" || a == "yes"
+}
+
+// checkPolicy applies the install policy, asking at a terminal for an
+// unverified version.
+func checkPolicy(f *Factory, p *catalog.Prepared, host string, consent catalog.Consent) error {
+	err := p.Check(host, consent)
+	ref := p.Item.ExtensionID + "@" + p.Version.Version
+	switch {
+	case errors.Is(err, catalog.ErrUnverified):
+		if f.confirm(fmt.Sprintf("Extension %s is not verified by the marketplace. Install it anyway?", ref)) {
+			consent.ReviewAcknowledged = true
+			return p.Check(host, consent)
+		}
+		return withHint(fmt.Errorf("Extension %s is not verified. Pass --review-acknowledged to continue.", ref),
+			"read its README and source first: 'spirit extension marketplace readme "+p.Item.ExtensionID+"'")
+	case errors.Is(err, catalog.ErrRevoked):
+		return withHint(err, "the marketplace withdrew its approval; pass --allow-revoked only if you trust this version")
+	case errors.Is(err, catalog.ErrHostUnsupported):
+		return withHint(err, "choose another --version, or install it on a host it supports with --host")
+	}
+	return err
+}
+
+// fetchTarball downloads p's tarball with the hints that fit its errors.
+func fetchTarball(ctx context.Context, c *catalog.Client, p *catalog.Prepared, allowSHA1 bool) (*npm.Tarball, error) {
+	tb, err := c.Tarball(ctx, p, allowSHA1)
+	switch {
+	case errors.Is(err, npm.ErrWeakIntegrity):
+		return nil, withHint(err, "pass --allow-sha1 to accept a sha1-only digest")
+	case errors.Is(err, npm.ErrIntegrity):
+		return nil, withHint(fmt.Errorf("Extension tarball integrity verification failed: %s@%s: %w", p.Item.ExtensionID, p.Version.Version, err),
+			"the tarball differs from what the registry published; do not install it")
+	}
+	return tb, err
+}
+
+// marketplaceRequest is the install request of a verified tarball.
+func marketplaceRequest(p *catalog.Prepared, tb *npm.Tarball, yes bool) install.Request {
+	return install.Request{
+		Path: tb.Path, Replace: true, AllowDowngrade: yes,
+		Source:        "marketplace:" + p.Item.ExtensionID + "@" + p.Version.Version,
+		ResolvedURL:   p.TarballLocation(),
+		Integrity:     tb.Integrity,
+		InstallSource: install.SourceMarketplace, ArchiveFileName: p.SourceFileName,
+		MarketplaceID: p.Item.ExtensionID, Channel: p.Version.Channel, ReviewStatus: p.Version.ReviewStatus,
+		ExpectName: p.Item.PackageName, ExpectVersion: p.Version.Version,
+	}
+}
+
+// marketplaceInstalledJSON is the --json result of a marketplace install.
+type marketplaceInstalledJSON struct {
+	installedJSON
+	ReviewStatus string            `json:"reviewStatus"`
+	Previous     string            `json:"previous,omitempty"`
+	Warnings     []catalog.Warning `json:"warnings"`
+}
+
+func runMarketplaceInstall(ctx context.Context, opts *MarketplaceInstallOptions) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	f := opts.f
+	c, p, err := f.marketplace(opts.mo)
+	if err != nil {
+		return err
+	}
+	prep, err := c.Prepare(ctx, opts.ID, catalog.Selector{Version: opts.Version, Channel: opts.Channel})
+	if errors.Is(err, catalog.ErrBadChannel) {
+		return usageErrorf("%v", err)
+	}
+	if err != nil {
+		return marketplaceError(err)
+	}
+	if !f.Global.JSON {
+		printWarnings(f.IO.ErrOut, prep.Warnings)
+	}
+	consent := catalog.Consent{ReviewAcknowledged: opts.ReviewAcknowledged, AllowRevoked: opts.AllowRevoked}
+	if err := checkPolicy(f, prep, string(p.Host), consent); err != nil {
+		return err
+	}
+	tb, err := fetchTarball(ctx, c, prep, opts.AllowSHA1)
+	if err != nil {
+		return err
+	}
+	if tb.Temporary {
+		defer os.Remove(tb.Path)
+	}
+	in, err := f.installer(opts.LockTimeout)
+	if err != nil {
+		return err
+	}
+	res, err := installWithConfirm(ctx, &InstallOptions{f: f, Yes: opts.Yes}, in, marketplaceRequest(prep, tb, opts.Yes))
+	if errors.Is(err, install.ErrIdentity) {
+		return withHint(err, "the registry's tarball is not the package its catalog names; do not install it")
+	}
+	if err != nil {
+		return err
+	}
+	if f.Global.JSON {
+		ws := prep.Warnings
+		if ws == nil {
+			ws = []catalog.Warning{}
+		}
+		return writeJSON(f.IO.Out, marketplaceInstalledJSON{
+			installedJSON: toInstalledJSON(&res.Installed, res.Previous, ""),
+			ReviewStatus:  prep.Version.ReviewStatus, Previous: res.Previous, Warnings: ws,
+		})
+	}
+	m := res.Manifest
+	w := f.IO.Out
+	fmt.Fprintf(w, "Installed marketplace extension: %s\nid: %s\nversion: %s\n", m.Name, m.ID, m.Version)
+	if m.Description != "" {
+		fmt.Fprintf(w, "description: %s\n", m.Description)
+	}
+	if m.Main != "" {
+		fmt.Fprintf(w, "main: %s\n", m.Main)
+	}
+	if res.Previous != "" {
+		fmt.Fprintf(f.IO.ErrOut, "Replaced version %s (kept for 'spirit extension rollback %s').\n", res.Previous, m.ID)
+	}
+	return nil
+}

@@ -1,0 +1,396 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/spiritagents/spirit/catalog"
+	"github.com/spiritagents/spirit/install"
+)
+
+// OutdatedOptions are the inputs of `spirit extension outdated`.
+type OutdatedOptions struct {
+	f  *Factory
+	mo *marketplaceOptions
+	// AllowSHA1 lets the newer tarballs be read to see what they add.
+	AllowSHA1 bool
+}
+
+func newCmdOutdated(f *Factory, runF func(*OutdatedOptions) error) *cobra.Command {
+	opts := &OutdatedOptions{f: f, mo: &marketplaceOptions{}}
+	cmd := &cobra.Command{
+		Use:   "outdated",
+		Short: "Show installed extensions that the marketplace has newer versions of",
+		Long: `For each installed extension the marketplace knows (by package name or
+extension id): the installed version, the newest version of its channel, and what
+that update adds — requested capabilities, tools, activation events, secret slots.
+Installed versions that are now revoked, or extensions now blocked, are flagged.
+The newer tarballs are downloaded (and cached) to read what they add.`,
+		Example: "  spirit extension outdated\n  spirit extension outdated --json",
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if runF != nil {
+				return runF(opts)
+			}
+			return runOutdated(cmd.Context(), opts)
+		},
+	}
+	bindMarketplaceFlags(cmd, opts.mo)
+	cmd.Flags().BoolVar(&opts.AllowSHA1, "allow-sha1", false, "accept tarballs that only a sha1 digest verifies")
+	return cmd
+}
+
+// statuses returns the catalog status of every installed extension, with
+// Adds completed from the newer tarballs' manifests where they can be read.
+func statuses(ctx context.Context, f *Factory, c *catalog.Client, host string, allowSHA1 bool) ([]catalog.Status, []install.Installed, []catalog.Warning, error) {
+	p, err := f.Paths()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	installed, err := install.List(p)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	sts, err := c.Statuses(ctx, installed, host)
+	if err != nil {
+		return nil, nil, nil, marketplaceError(err)
+	}
+	cat, _ := c.Catalog(ctx)
+	warnings := cat.Warnings
+	for i := range sts {
+		st := &sts[i]
+		if !st.Outdated {
+			continue
+		}
+		in := findInstalled(installed, st.ID)
+		adds, err := fullAdditions(ctx, c, st, in, allowSHA1)
+		if err != nil {
+			warnings = append(warnings, catalog.Warning{Pointer: st.ID,
+				Message: "could not read " + st.Latest + " to see what it adds beyond capabilities: " + err.Error()})
+			continue
+		}
+		st.Adds = adds
+	}
+	return sts, installed, warnings, nil
+}
+
+func findInstalled(list []install.Installed, id string) *install.Installed {
+	for i := range list {
+		if list[i].ID == id {
+			return &list[i]
+		}
+	}
+	return nil
+}
+
+// fullAdditions reads the tarball of st.Latest and diffs its manifest with
+// the installed one (capabilities against those recorded as granted).
+func fullAdditions(ctx context.Context, c *catalog.Client, st *catalog.Status, in *install.Installed, allowSHA1 bool) (*catalog.Additions, error) {
+	prep, err := c.Prepare(ctx, st.ExtensionID, catalog.Selector{Version: st.Latest})
+	if err != nil {
+		return nil, err
+	}
+	tb, err := c.Tarball(ctx, prep, allowSHA1)
+	if err != nil {
+		return nil, err
+	}
+	if tb.Temporary {
+		defer os.Remove(tb.Path)
+	}
+	m, err := catalog.PackageManifest(tb.Path)
+	if err != nil {
+		return nil, err
+	}
+	var granted []string
+	if in != nil && in.Record != nil {
+		granted = in.Record.GrantedCapabilities
+	}
+	var prev = in.Manifest
+	a := catalog.Diff(prev, m, granted)
+	return &a, nil
+}
+
+func describeAdds(a *catalog.Additions) string {
+	if a.Empty() {
+		return ""
+	}
+	var parts []string
+	add := func(label string, xs []string) {
+		if len(xs) > 0 {
+			parts = append(parts, label+": "+strings.Join(xs, ", "))
+		}
+	}
+	add("capabilities", a.Capabilities)
+	add("tools", a.Tools)
+	add("activation events", a.ActivationEvents)
+	add("secret slots", a.SecretSlots)
+	return "adds " + strings.Join(parts, "; ")
+}
+
+func runOutdated(ctx context.Context, opts *OutdatedOptions) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	f := opts.f
+	c, p, err := f.marketplace(opts.mo)
+	if err != nil {
+		return err
+	}
+	sts, _, warnings, err := statuses(ctx, f, c, string(p.Host), opts.AllowSHA1)
+	if err != nil {
+		return err
+	}
+	if f.Global.JSON {
+		if sts == nil {
+			sts = []catalog.Status{}
+		}
+		if warnings == nil {
+			warnings = []catalog.Warning{}
+		}
+		return writeJSON(f.IO.Out, struct {
+			Extensions []catalog.Status  `json:"extensions"`
+			Warnings   []catalog.Warning `json:"warnings"`
+		}{sts, warnings})
+	}
+	printWarnings(f.IO.ErrOut, warnings)
+	var rows []catalog.Status
+	for _, st := range sts {
+		if st.Outdated || st.Revoked || st.Blocked || st.Error != "" {
+			rows = append(rows, st)
+		}
+	}
+	w := f.IO.Out
+	if len(rows) == 0 {
+		_, err := fmt.Fprintf(w, "All %d marketplace extensions are up to date.\n", len(sts))
+		return err
+	}
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tINSTALLED\tCHANNEL\tLATEST\tNOTES")
+	for _, st := range rows {
+		var notes []string
+		if st.Revoked {
+			notes = append(notes, "installed version REVOKED")
+		}
+		if st.Blocked {
+			notes = append(notes, "BLOCKED in the marketplace")
+		}
+		if st.Error != "" {
+			notes = append(notes, "error: "+st.Error)
+		}
+		if s := describeAdds(st.Adds); s != "" {
+			notes = append(notes, s)
+		}
+		latest := st.Latest
+		if !st.Outdated {
+			latest = "-"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", st.ID, st.Installed, st.Channel, latest, strings.Join(notes, "; "))
+	}
+	return tw.Flush()
+}
+
+// UpdateOptions are the inputs of `spirit extension update`.
+type UpdateOptions struct {
+	f                  *Factory
+	mo                 *marketplaceOptions
+	IDs                []string
+	All                bool
+	Yes                bool
+	ReviewAcknowledged bool
+	AllowSHA1          bool
+	LockTimeout        time.Duration
+}
+
+func newCmdUpdate(f *Factory, runF func(*UpdateOptions) error) *cobra.Command {
+	opts := &UpdateOptions{f: f, mo: &marketplaceOptions{}}
+	cmd := &cobra.Command{
+		Use:   "update [ID… | --all]",
+		Short: "Install the newest version of each channel for installed marketplace extensions",
+		Long: `Install the newest version of its channel for each named extension (installed id
+or marketplace id), or for every outdated one with --all. An update that adds
+requested capabilities, tools, activation events or secret slots is applied only
+with --yes or a yes at the prompt that lists what it adds; the capabilities are
+then recorded as granted. The replaced version is kept for 'spirit extension rollback'.`,
+		Example: "  spirit extension update --all\n  spirit extension update @example/spirit-extension --yes",
+		Args:    cobra.ArbitraryArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.IDs = args
+			if len(args) == 0 && !opts.All {
+				return usageErrorf("name the extensions to update, or pass --all")
+			}
+			if len(args) > 0 && opts.All {
+				return usageErrorf("--all cannot be used with extension ids")
+			}
+			if runF != nil {
+				return runF(opts)
+			}
+			return runUpdate(cmd.Context(), opts)
+		},
+	}
+	bindMarketplaceFlags(cmd, opts.mo)
+	fl := cmd.Flags()
+	fl.BoolVar(&opts.All, "all", false, "update every outdated marketplace extension")
+	fl.BoolVarP(&opts.Yes, "yes", "y", false, "accept what the updates add without asking")
+	fl.BoolVar(&opts.ReviewAcknowledged, "review-acknowledged", false, "accept newer versions that are not verified")
+	fl.BoolVar(&opts.AllowSHA1, "allow-sha1", false, "accept tarballs that only a sha1 digest verifies")
+	fl.DurationVar(&opts.LockTimeout, "lock-timeout", install.DefaultLockTimeout, "how long to wait for another spirit command")
+	return cmd
+}
+
+// updateResultJSON is one extension in `update --json`.
+type updateResultJSON struct {
+	ID       string             `json:"id"`
+	From     string             `json:"from"`
+	To       string             `json:"to,omitempty"`
+	Channel  string             `json:"channel,omitempty"`
+	Status   string             `json:"status"` // updated | up-to-date | refused | failed
+	Adds     *catalog.Additions `json:"adds,omitempty"`
+	Error    string             `json:"error,omitempty"`
+	Granted  []string           `json:"grantedCapabilities,omitempty"`
+	Rollback string             `json:"rollbackVersion,omitempty"`
+}
+
+func runUpdate(ctx context.Context, opts *UpdateOptions) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	f := opts.f
+	c, p, err := f.marketplace(opts.mo)
+	if err != nil {
+		return err
+	}
+	host := string(p.Host)
+	sts, _, warnings, err := statuses(ctx, f, c, host, opts.AllowSHA1)
+	if err != nil {
+		return err
+	}
+	if !f.Global.JSON {
+		printWarnings(f.IO.ErrOut, warnings)
+	}
+	var targets []catalog.Status
+	if opts.All {
+		for _, st := range sts {
+			if st.Outdated {
+				targets = append(targets, st)
+			}
+		}
+	} else {
+		for _, id := range opts.IDs {
+			found := false
+			for _, st := range sts {
+				if st.ID == id || st.ExtensionID == id {
+					targets, found = append(targets, st), true
+					break
+				}
+			}
+			if !found {
+				return withHint(fmt.Errorf("%s is not an installed extension that the marketplace knows", id),
+					"see 'spirit extension outdated' for the extensions it knows")
+			}
+		}
+	}
+	in, err := f.installer(opts.LockTimeout)
+	if err != nil {
+		return err
+	}
+	results := []updateResultJSON{}
+	failed := 0
+	w := f.IO.Out
+	for _, st := range targets {
+		r := updateResultJSON{ID: st.ID, From: st.Installed, Channel: st.Channel, Adds: st.Adds}
+		if !st.Outdated {
+			r.Status = "up-to-date"
+			results = append(results, r)
+			if !f.Global.JSON {
+				fmt.Fprintf(w, "%s is up to date (%s, %s channel).\n", st.ID, st.Installed, st.Channel)
+			}
+			continue
+		}
+		r.To = st.Latest
+		res, err := updateOne(ctx, opts, c, in, host, st)
+		switch {
+		case err == nil:
+			r.Status = "updated"
+			r.Granted = res.Record.GrantedCapabilities
+			r.Rollback = res.Previous
+			if !f.Global.JSON {
+				fmt.Fprintf(w, "Updated %s %s → %s", st.ID, st.Installed, st.Latest)
+				if s := describeAdds(st.Adds); s != "" {
+					fmt.Fprintf(w, " (%s; granted)", s)
+				}
+				fmt.Fprintln(w)
+			}
+		case errors.Is(err, errNotConsented):
+			r.Status, r.Error = "refused", err.Error()
+			failed++
+			if !f.Global.JSON {
+				fmt.Fprintf(f.IO.ErrOut, "Error: %s: %v\nHint: pass --yes to accept what it adds\n", st.ID, err)
+			}
+		default:
+			r.Status, r.Error = "failed", err.Error()
+			failed++
+			if !f.Global.JSON {
+				fmt.Fprintf(f.IO.ErrOut, "Error: %s: %v\n", st.ID, err)
+				if h := hintOf(err); h != "" {
+					fmt.Fprintf(f.IO.ErrOut, "Hint: %s\n", h)
+				}
+			}
+		}
+		results = append(results, r)
+	}
+	if f.Global.JSON {
+		if err := writeJSON(w, struct {
+			Updates []updateResultJSON `json:"updates"`
+		}{results}); err != nil {
+			return err
+		}
+	} else if len(targets) == 0 {
+		fmt.Fprintln(w, "All marketplace extensions are up to date.")
+	}
+	if failed > 0 {
+		return &silentError{code: ExitFailure}
+	}
+	return nil
+}
+
+var errNotConsented = errors.New("the update was not accepted")
+
+// updateOne installs st.Latest over the installed version, after the
+// install policy and, when it adds anything, the user's consent.
+func updateOne(ctx context.Context, opts *UpdateOptions, c *catalog.Client, in *install.Installer, host string, st catalog.Status) (*install.Result, error) {
+	f := opts.f
+	prep, err := c.Prepare(ctx, st.ExtensionID, catalog.Selector{Version: st.Latest})
+	if err != nil {
+		return nil, marketplaceError(err)
+	}
+	if err := checkPolicy(f, prep, host, catalog.Consent{ReviewAcknowledged: opts.ReviewAcknowledged}); err != nil {
+		return nil, err
+	}
+	if s := describeAdds(st.Adds); s != "" && !opts.Yes {
+		q := fmt.Sprintf("Updating %s %s → %s %s. Accept?", st.ID, st.Installed, st.Latest, s)
+		if !f.confirm(q) {
+			return nil, fmt.Errorf("%w: %s %s", errNotConsented, st.Latest, s)
+		}
+	}
+	tb, err := fetchTarball(ctx, c, prep, opts.AllowSHA1)
+	if err != nil {
+		return nil, err
+	}
+	if tb.Temporary {
+		defer os.Remove(tb.Path)
+	}
+	req := marketplaceRequest(prep, tb, false)
+	req.Channel = st.Channel
+	res, err := in.Install(ctx, req)
+	if errors.Is(err, install.ErrIdentity) {
+		return nil, withHint(err, "the registry's tarball is not the package its catalog names; do not install it")
+	}
+	return res, err
+}
