@@ -35,6 +35,7 @@ type fakeRegistry struct {
 	slowHeaders  time.Duration
 	requests     []string // "METHOD path accept auth"
 	auths        []string
+	tgzEncodings []string // Accept-Encoding of tarball requests
 }
 
 type fakePkg struct {
@@ -110,6 +111,9 @@ func (r *fakeRegistry) serve(w http.ResponseWriter, req *http.Request) {
 	auth := req.Header.Get("Authorization")
 	r.requests = append(r.requests, req.Method+" "+req.URL.EscapedPath()+" "+req.Header.Get("Accept"))
 	r.auths = append(r.auths, auth)
+	if strings.Contains(req.URL.Path, "/-/") {
+		r.tgzEncodings = append(r.tgzEncodings, req.Header.Get("Accept-Encoding"))
+	}
 	fail := r.fail > 0
 	if fail {
 		r.fail--
@@ -393,6 +397,10 @@ func TestFetchTarball(t *testing.T) {
 	}
 	if n := reg.countTarballs(); n != 1 {
 		t.Errorf("%d tarball requests, want 1", n)
+	}
+	// A .tgz must not be compressed again in transit (Verdaccio would).
+	if got := reg.tgzEncodings; len(got) != 1 || got[0] != "identity" {
+		t.Errorf("tarball Accept-Encoding %q, want identity", got)
 	}
 	// A corrupted cache entry is detected, removed and fetched again.
 	if err := os.WriteFile(tb.Path, []byte("corrupt"), 0o644); err != nil {

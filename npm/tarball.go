@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -103,7 +104,9 @@ func (c *Client) fromCache(path string, e *expectation, r *Resolved) (*Tarball, 
 
 // download streams the tarball into a temp file in dir while hashing it.
 func (c *Client) download(ctx context.Context, r *Resolved, e *expectation, dir, label string) (path, sri string, err error) {
-	resp, err := c.get(ctx, r.TarballURL, nil)
+	// A .tgz is already compressed: asking for gzip only makes some
+	// registries (Verdaccio) compress it again on the fly.
+	resp, err := c.get(ctx, r.TarballURL, http.Header{"Accept-Encoding": {"identity"}})
 	if err != nil {
 		if errors.Is(err, ErrUnauthorized) {
 			return "", "", fmt.Errorf("tarball of %s: %w (check the _authToken for this registry in .npmrc): %w", label, ErrUnauthorized, err)
