@@ -93,7 +93,7 @@ func TestOfflineFallback(t *testing.T) {
 	clock = clock.Add(3 * time.Hour)
 
 	tests := []struct {
-		name  string
+		name   string
 		break_ func()
 	}{
 		{"server error", func() { srv.set(func(s *registryServer) { s.status = 503 }) }},
