@@ -199,7 +199,7 @@ func installWithConfirm(ctx context.Context, opts *InstallOptions, in *install.I
 			return nil, errors.New("downgrade cancelled")
 		}
 		req.AllowDowngrade = true
-		return in.Install(ctx, req)
+		res, err = in.Install(ctx, req)
 	case errors.As(err, &de):
 		return nil, withHint(err, "pass --yes to install the older version")
 	case errors.Is(err, install.ErrAlreadyInstalled):
@@ -207,7 +207,15 @@ func installWithConfirm(ctx context.Context, opts *InstallOptions, in *install.I
 	case errors.Is(err, install.ErrLockTimeout):
 		return nil, withHint(err, "another spirit command is still changing extensions; try again, or raise --lock-timeout")
 	}
-	return res, err
+	if err != nil {
+		return nil, err
+	}
+	// Every install, from any source, ends with onExtensionInstalled for the
+	// new extension; Node is started only when it listens for the event.
+	if m := res.Manifest; m != nil && m.Main != "" && m.ListensTo("onExtensionInstalled") {
+		notifyInstalled(f, m.ID)
+	}
+	return res, nil
 }
 
 // resolveNPM fetches the tarball an npm spec names and points req at it.
@@ -499,7 +507,16 @@ type RemoveOptions struct {
 }
 
 func newCmdRemove(f *Factory, runF func(*RemoveOptions) error) *cobra.Command {
-	opts := &RemoveOptions{f: f}
+	opts := &RemoveOptions{f: f, PurgeSecrets: func(id string, m *manifest.Manifest) error {
+		if m == nil || len(m.SecretSlots) == 0 {
+			return nil // nothing declared (or unknown for a broken install): no keyring to open
+		}
+		p, err := f.Paths()
+		if err != nil {
+			return err
+		}
+		return newSecrets(f, p.DataDir).DeleteAll(id, m.SecretSlots)
+	}}
 	cmd := &cobra.Command{
 		Use:     "remove ID",
 		Aliases: []string{"uninstall"},
