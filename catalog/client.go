@@ -176,9 +176,17 @@ func (c *Client) Catalog(ctx context.Context) (*Catalog, error) {
 	if err != nil {
 		return nil, err
 	}
-	cat, err := ParseCatalog(data)
-	if err != nil {
-		return nil, err
+	var cat *Catalog
+	if origin.digest != "" && origin.FromCache {
+		cat = c.readParsed(loc.url, origin.digest)
+	}
+	if cat == nil {
+		if cat, err = ParseCatalog(data); err != nil {
+			return nil, err
+		}
+		if origin.digest != "" {
+			c.writeParsed(loc.url, origin.digest, cat)
+		}
 	}
 	if gitOrigin != nil {
 		origin = gitOrigin

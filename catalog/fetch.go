@@ -1,8 +1,11 @@
 package catalog
 
 import (
+	"bufio"
+	"bytes"
 	"context"
 	"crypto/sha256"
+	"encoding/gob"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -13,6 +16,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -54,6 +58,8 @@ type Origin struct {
 	Stale    bool          `json:"stale,omitempty"`
 	Age      time.Duration `json:"-"`
 	FetchErr string        `json:"fetchError,omitempty"`
+	// digest is the sha256 (hex) of the cached body, "" when not cached.
+	digest string
 }
 
 // cacheMeta is stored beside a cached body.
@@ -63,6 +69,7 @@ type cacheMeta struct {
 	LastModified string    `json:"lastModified,omitempty"`
 	FetchedAt    time.Time `json:"fetchedAt"`
 	Size         int64     `json:"size"`
+	SHA256       string    `json:"sha256"`
 }
 
 func (c *Client) cachePaths(u *url.URL) (body, meta string) {
@@ -92,20 +99,56 @@ func (c *Client) readCache(u *url.URL, limit int64) ([]byte, *cacheMeta) {
 	return body, &m
 }
 
-// writeCache stores body and meta; a failure only costs the cache.
-func (c *Client) writeCache(u *url.URL, body []byte, m *cacheMeta) {
+// writeCache stores body and meta and reports whether it did; a failure
+// only costs the cache.
+func (c *Client) writeCache(u *url.URL, body []byte, m *cacheMeta) bool {
 	if c.opts.CacheDir == "" {
-		return
+		return false
 	}
 	bodyFile, metaFile := c.cachePaths(u)
 	if os.MkdirAll(filepath.Dir(bodyFile), 0o755) != nil {
-		return
+		return false
 	}
 	if body != nil && writeFileAtomic(bodyFile, body) != nil {
-		return
+		return false
 	}
 	raw, _ := json.Marshal(m)
-	_ = writeFileAtomic(metaFile, raw)
+	return writeFileAtomic(metaFile, raw) == nil
+}
+
+// parsedCatalog is the parsed form of a cached catalog.json, kept beside
+// it so that a warm list does not parse the JSON again. Digest ties it to
+// the body it was parsed from.
+type parsedCatalog struct {
+	Digest   string
+	Items    []Item
+	Warnings []Warning
+}
+
+func (c *Client) parsedFile(u *url.URL) string {
+	body, _ := c.cachePaths(u)
+	return strings.TrimSuffix(body, ".body") + ".gob"
+}
+
+// readParsed returns the parsed catalog cached for the body with digest.
+func (c *Client) readParsed(u *url.URL, digest string) *Catalog {
+	f, err := os.Open(c.parsedFile(u))
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	var p parsedCatalog
+	if gob.NewDecoder(bufio.NewReader(f)).Decode(&p) != nil || p.Digest != digest {
+		return nil
+	}
+	return &Catalog{SchemaVersion: 1, Items: p.Items, Warnings: p.Warnings}
+}
+
+func (c *Client) writeParsed(u *url.URL, digest string, cat *Catalog) {
+	var buf bytes.Buffer
+	if gob.NewEncoder(&buf).Encode(parsedCatalog{Digest: digest, Items: cat.Items, Warnings: cat.Warnings}) == nil {
+		_ = writeFileAtomic(c.parsedFile(u), buf.Bytes())
+	}
 }
 
 func writeFileAtomic(file string, data []byte) error {
@@ -162,7 +205,7 @@ func (c *Client) getURL(ctx context.Context, u *url.URL, limit int64, label stri
 	cached, meta := c.readCache(u, limit)
 	now := c.now()
 	if cached != nil && (c.opts.Offline || now.Sub(meta.FetchedAt) < c.opts.MaxAge) {
-		return cached, &Origin{Location: shown, FromCache: true, Age: now.Sub(meta.FetchedAt)}, nil
+		return cached, &Origin{Location: shown, FromCache: true, Age: now.Sub(meta.FetchedAt), digest: meta.SHA256}, nil
 	}
 	if c.opts.Offline {
 		return nil, nil, fmt.Errorf("%w: %s %s", ErrOffline, label, shown)
@@ -181,17 +224,22 @@ func (c *Client) getURL(ctx context.Context, u *url.URL, limit int64, label stri
 	case err == nil && resp.StatusCode == http.StatusNotModified && cached != nil:
 		meta.FetchedAt = now
 		c.writeCache(u, nil, meta)
-		return cached, &Origin{Location: shown, FromCache: true, Revalidated: true}, nil
+		return cached, &Origin{Location: shown, FromCache: true, Revalidated: true, digest: meta.SHA256}, nil
 	case err == nil:
-		c.writeCache(u, body, &cacheMeta{URL: u.String(), ETag: resp.Header.Get("ETag"),
-			LastModified: resp.Header.Get("Last-Modified"), FetchedAt: now, Size: int64(len(body))})
-		return body, &Origin{Location: shown}, nil
+		sum := sha256.Sum256(body)
+		m := &cacheMeta{URL: u.String(), ETag: resp.Header.Get("ETag"), LastModified: resp.Header.Get("Last-Modified"),
+			FetchedAt: now, Size: int64(len(body)), SHA256: hex.EncodeToString(sum[:])}
+		digest := ""
+		if c.writeCache(u, body, m) {
+			digest = m.SHA256
+		}
+		return body, &Origin{Location: shown, digest: digest}, nil
 	}
 	var he *HTTPError
 	transient := !errors.As(err, &he) || he.Code >= 500
 	if transient && !errors.Is(err, ErrTooLarge) && cached != nil && ctx.Err() == nil {
 		age := now.Sub(meta.FetchedAt)
-		return cached, &Origin{Location: shown, FromCache: true, Stale: true, Age: age, FetchErr: err.Error()}, nil
+		return cached, &Origin{Location: shown, FromCache: true, Stale: true, Age: age, FetchErr: err.Error(), digest: meta.SHA256}, nil
 	}
 	return nil, nil, err
 }

@@ -28,7 +28,7 @@ type registryServer struct {
 	override map[string][]byte
 }
 
-func newRegistryServer(t *testing.T, root string) *registryServer {
+func newRegistryServer(t testing.TB, root string) *registryServer {
 	t.Helper()
 	s := &registryServer{root: root, hits: map[string]int{}, override: map[string][]byte{}}
 	s.Server = httptest.NewServer(http.HandlerFunc(s.serve))
