@@ -12,7 +12,9 @@ export SPIRIT_AGENT_DATA_DIR=$data
 step() {
   printf '\n\033[1m== %s\033[0m\n$' "$1"
   shift
-  printf ' %q' "$@"
+  for a in "$@"; do
+    if [[ $a =~ ^[A-Za-z0-9_./@:=+-]+$ ]]; then printf ' %s' "$a"; else printf " '%s'" "$a"; fi
+  done
   printf '\n'
 }
 
