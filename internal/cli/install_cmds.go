@@ -38,6 +38,8 @@ type InstallOptions struct {
 	LockTimeout time.Duration
 	NPMRegistry string
 	Offline     bool
+	AllowSHA1   bool
+	cleanup     []func() // run when the install command ends
 	// ZipOnly is set by `import`, which takes only a ZIP file, as the reference.
 	ZipOnly bool
 }
@@ -94,6 +96,7 @@ is installed; a replaced version is kept for 'spirit extension rollback'.`,
 	fl.DurationVar(&opts.LockTimeout, "lock-timeout", install.DefaultLockTimeout, "how long to wait for another spirit command")
 	fl.StringVar(&opts.NPMRegistry, "npm-registry", "", "npm registry URL for npm sources")
 	fl.BoolVar(&opts.Offline, "offline", false, "use only the npm cache")
+	fl.BoolVar(&opts.AllowSHA1, "allow-sha1", false, "accept an npm package whose only integrity is a SHA-1 shasum")
 	return cmd
 }
 
@@ -120,6 +123,11 @@ func runInstall(ctx context.Context, opts *InstallOptions) error {
 		return err
 	}
 	defer in.Progress.(*installProgress).finish()
+	defer func() {
+		for _, c := range opts.cleanup {
+			c()
+		}
+	}()
 	src := strings.TrimSpace(opts.Source)
 	req := install.Request{Path: src, Replace: opts.Replace, AllowDowngrade: opts.Yes, Source: src, InstallSource: install.SourceArchive}
 
@@ -226,12 +234,15 @@ func resolveNPM(ctx context.Context, opts *InstallOptions, in *install.Installer
 	}
 	wd, _ := os.Getwd()
 	client, err := npm.NewClient(npm.Config{
-		Registry: opts.NPMRegistry,
-		Getenv:   opts.f.Getenv,
-		HomeDir:  opts.f.Getenv("HOME"),
-		WorkDir:  wd,
-		CacheDir: in.Paths.CacheDir(),
-		Offline:  opts.Offline,
+		Registry:   opts.NPMRegistry,
+		Getenv:     opts.f.Getenv,
+		HomeDir:    opts.f.Getenv("HOME"),
+		WorkDir:    wd,
+		CacheDir:   in.Paths.CacheDir(),
+		Offline:    opts.Offline,
+		AllowSHA1:  opts.AllowSHA1,
+		HTTPClient: opts.f.HTTPClient(),
+		Progress:   &downloadProgress{f: opts.f},
 	})
 	if err != nil {
 		return err
@@ -244,11 +255,54 @@ func resolveNPM(ctx context.Context, opts *InstallOptions, in *install.Installer
 	if err != nil {
 		return err
 	}
+	if tb.Temporary {
+		opts.cleanup = append(opts.cleanup, func() { os.Remove(tb.Path) })
+	}
 	req.Path = tb.Path
 	req.ExpectName, req.ExpectVersion = r.Name, r.Version
 	req.ResolvedURL, req.Integrity = r.TarballURL, tb.Integrity
 	req.ArchiveFileName = filepath.Base(r.TarballURL)
 	return nil
+}
+
+// downloadProgress draws a download bar on a terminal; elsewhere nothing.
+type downloadProgress struct {
+	f           *Factory
+	label       string
+	done, total int64
+	last        time.Time
+	drawn       bool
+}
+
+// Start begins a download.
+func (p *downloadProgress) Start(label string, total int64) {
+	p.label, p.done, p.total = label, 0, total
+}
+
+// Add draws the bar at most ten times a second.
+func (p *downloadProgress) Add(n int64) {
+	p.done += n
+	if !p.f.IO.IsStderrTTY() || time.Since(p.last) < 100*time.Millisecond {
+		return
+	}
+	p.last = time.Now()
+	if p.total > 0 {
+		const width = 30
+		k := min(int(p.done*width/p.total), width)
+		fmt.Fprintf(p.f.IO.ErrOut, "\rDownloading %s [%s%s] %3d%% %.1f/%.1f MiB", p.label, strings.Repeat("#", k), strings.Repeat(" ", width-k),
+			p.done*100/p.total, float64(p.done)/(1<<20), float64(p.total)/(1<<20))
+	} else {
+		fmt.Fprintf(p.f.IO.ErrOut, "\rDownloading %s %.1f MiB", p.label, float64(p.done)/(1<<20))
+	}
+	p.drawn = true
+}
+
+// Done ends the bar's line.
+func (p *downloadProgress) Done(error) {
+	if p.drawn {
+		fmt.Fprintln(p.f.IO.ErrOut)
+		p.drawn = false
+	}
 }
 
 func fileExists(p string) bool {
