@@ -1,0 +1,422 @@
+package mcp
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"sync"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/spiritagents/spirit/runtime"
+)
+
+// DefaultPollInterval is how often a Server looks for installs and removes.
+const DefaultPollInterval = time.Second
+
+// ProtocolVersions are the MCP protocol versions the server offers: the
+// initialize-based ones, which have sessions and server-to-client requests.
+var ProtocolVersions = []string{"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"}
+
+// Descriptions appended to the description of tools that ask the user first.
+const (
+	NeedApprovalNote  = "This tool asks the user for approval before it runs."
+	NeedQuestionsNote = "This tool asks the user for an execution note before it runs."
+)
+
+// Reporter hears about problems that do not stop the server. A nil
+// Reporter is allowed.
+type Reporter interface {
+	// Warn reports one problem: a tool left out, an event that failed, a
+	// tool list that could not be read.
+	Warn(err error)
+}
+
+// Options configure a Server.
+type Options struct {
+	// Host runs the extensions. Required; the caller closes it after the
+	// Server.
+	Host *runtime.Host
+	// Name and Version name the server to clients; "" means "spirit" and "dev".
+	Name, Version string
+	// Approve lets need-approval tools run when the client cannot be asked
+	// (no elicitation): the client's own tool confirmation stands in.
+	Approve bool
+	// PollInterval is how often installs and removes are looked for; zero
+	// means DefaultPollInterval, negative disables polling (tools/list still
+	// re-reads the list).
+	PollInterval time.Duration
+	// WorkspaceRoot is the detail of onSessionReset; "" means the current
+	// directory.
+	WorkspaceRoot string
+	// Reporter hears warnings; it may be nil.
+	Reporter Reporter
+}
+
+// Server is an MCP server over a runtime.Host. Create it with New and Close
+// it when done; it may serve many sessions at once (HTTP) or one (stdio).
+type Server struct {
+	opts Options
+	host *runtime.Host
+	srv  *sdk.Server
+
+	// life ends at Close; it bounds polling and event delivery.
+	life     context.Context
+	stop     context.CancelFunc
+	stopPoll context.CancelFunc
+	pollDone chan struct{}
+	wg       sync.WaitGroup
+	events   chan runtime.Event
+	evMu     sync.Mutex
+	evClosed bool
+	stopOnce sync.Once
+
+	syncMu sync.Mutex
+	mu     sync.Mutex
+	tools  map[string]registered
+}
+
+// registered is one tool the SDK server holds.
+type registered struct {
+	tool runtime.Tool
+	// key is the tool's JSON, to notice a changed definition.
+	key string
+}
+
+// New returns a Server with the host's current tools.
+func New(opts Options) (*Server, error) {
+	if opts.Host == nil {
+		return nil, errors.New("mcp: Options.Host is required")
+	}
+	if opts.Name == "" {
+		opts.Name = "spirit"
+	}
+	if opts.Version == "" {
+		opts.Version = "dev"
+	}
+	if opts.PollInterval == 0 {
+		opts.PollInterval = DefaultPollInterval
+	}
+	if opts.WorkspaceRoot == "" {
+		opts.WorkspaceRoot, _ = os.Getwd()
+	}
+	life, stop := context.WithCancel(context.Background())
+	s := &Server{
+		opts:   opts,
+		host:   opts.Host,
+		life:   life,
+		stop:   stop,
+		events: make(chan runtime.Event, 256),
+		tools:  map[string]registered{},
+	}
+	s.srv = sdk.NewServer(&sdk.Implementation{Name: opts.Name, Title: "Spirit Agent extensions", Version: opts.Version}, &sdk.ServerOptions{
+		InitializedHandler:        s.initialized,
+		Capabilities:              &sdk.ServerCapabilities{Tools: &sdk.ToolCapabilities{ListChanged: true}},
+		SupportedProtocolVersions: ProtocolVersions,
+	})
+	s.srv.AddReceivingMiddleware(s.middleware)
+	if err := s.Sync(context.Background()); err != nil {
+		stop()
+		return nil, err
+	}
+	s.wg.Add(1)
+	go s.deliver()
+	pollCtx, stopPoll := context.WithCancel(life)
+	s.stopPoll, s.pollDone = stopPoll, make(chan struct{})
+	if opts.PollInterval > 0 {
+		go s.poll(pollCtx)
+	} else {
+		close(s.pollDone)
+	}
+	return s, nil
+}
+
+// SDK returns the underlying SDK server, to connect transports of one's own.
+func (s *Server) SDK() *sdk.Server { return s.srv }
+
+// Run serves one session over t (for example &sdk.StdioTransport{}) until
+// the client disconnects or ctx ends.
+func (s *Server) Run(ctx context.Context, t sdk.Transport) error {
+	err := s.srv.Run(ctx, t)
+	if errors.Is(err, context.Canceled) && ctx.Err() != nil {
+		return nil
+	}
+	return err
+}
+
+// Close stops polling, delivers the events already queued (for at most a
+// few seconds) and returns. It does not close the Host.
+func (s *Server) Close() error {
+	s.stopOnce.Do(func() {
+		s.stopPoll()
+		<-s.pollDone
+		s.evMu.Lock()
+		s.evClosed = true
+		close(s.events)
+		s.evMu.Unlock()
+		done := make(chan struct{})
+		go func() { s.wg.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(5 * time.Second):
+		}
+		s.stop()
+		<-done
+	})
+	return nil
+}
+
+func (s *Server) warn(err error) {
+	if s.opts.Reporter != nil && err != nil {
+		s.opts.Reporter.Warn(err)
+	}
+}
+
+// poll syncs the tool list until ctx ends.
+func (s *Server) poll(ctx context.Context) {
+	defer close(s.pollDone)
+	t := time.NewTicker(s.opts.PollInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			if err := s.Sync(ctx); err != nil && ctx.Err() == nil {
+				s.warn(err)
+			}
+		}
+	}
+}
+
+// Sync reads the host's tools and brings the SDK server's tools in line:
+// removed tools are removed, new and changed ones added. Every change sends
+// notifications/tools/list_changed to the connected sessions.
+func (s *Server) Sync(ctx context.Context) error {
+	s.syncMu.Lock()
+	defer s.syncMu.Unlock()
+	tools, err := s.host.Tools(ctx)
+	if err != nil {
+		return fmt.Errorf("reading the installed tools: %w", err)
+	}
+	next := map[string]registered{}
+	defs := map[string]*sdk.Tool{}
+	for _, t := range tools {
+		key, _ := json.Marshal(t)
+		s.mu.Lock()
+		old, had := s.tools[t.Name]
+		s.mu.Unlock()
+		if had && old.key == string(key) {
+			next[t.Name] = old
+			continue
+		}
+		def, err := toolDefinition(t)
+		if err != nil {
+			s.warn(err)
+			continue
+		}
+		next[t.Name] = registered{tool: t, key: string(key)}
+		defs[t.Name] = def
+	}
+	var gone []string
+	s.mu.Lock()
+	for name := range s.tools {
+		if _, ok := next[name]; !ok {
+			gone = append(gone, name)
+		}
+	}
+	s.tools = next
+	s.mu.Unlock()
+	if len(gone) > 0 {
+		s.srv.RemoveTools(gone...)
+	}
+	for name, def := range defs {
+		s.srv.AddTool(def, s.handler(name))
+	}
+	return nil
+}
+
+// Tools returns the tools currently served, by invocation name.
+func (s *Server) Tools() []runtime.Tool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]runtime.Tool, 0, len(s.tools))
+	for _, r := range s.tools {
+		out = append(out, r.tool)
+	}
+	return out
+}
+
+func (s *Server) lookup(name string) (runtime.Tool, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r, ok := s.tools[name]
+	return r.tool, ok
+}
+
+// InvalidSchemaError says a tool is left out because its inputSchema is not
+// an object schema.
+type InvalidSchemaError struct {
+	Tool   string
+	Reason string
+}
+
+func (e *InvalidSchemaError) Error() string {
+	return fmt.Sprintf("tool %s is not served over MCP: its inputSchema %s", e.Tool, e.Reason)
+}
+
+// toolDefinition is the MCP form of t.
+func toolDefinition(t runtime.Tool) (*sdk.Tool, error) {
+	in := map[string]any{}
+	if len(bytes.TrimSpace(t.InputSchema)) > 0 && !bytes.Equal(bytes.TrimSpace(t.InputSchema), []byte("null")) {
+		if err := json.Unmarshal(t.InputSchema, &in); err != nil || in == nil {
+			return nil, &InvalidSchemaError{Tool: t.Name, Reason: "is not a JSON object"}
+		}
+	}
+	switch typ, ok := in["type"]; {
+	case !ok:
+		in["type"] = "object"
+	case typ != "object":
+		return nil, &InvalidSchemaError{Tool: t.Name, Reason: fmt.Sprintf("has type %v, not object", typ)}
+	}
+	desc := t.Description
+	switch t.ApprovalMode {
+	case runtime.ApprovalNeedApproval:
+		desc = appendNote(desc, NeedApprovalNote)
+	case runtime.ApprovalNeedQuestions:
+		desc = appendNote(desc, NeedQuestionsNote)
+	}
+	def := &sdk.Tool{
+		Name:        t.Name,
+		Title:       t.ExtensionName + ": " + t.ToolName,
+		Description: desc,
+		InputSchema: in,
+		// Hints are claims; an extension tool may do anything, so none is
+		// made beyond the title (readOnlyHint stays false).
+		Annotations: &sdk.ToolAnnotations{Title: t.ExtensionName + ": " + t.ToolName},
+		Meta: sdk.Meta{
+			"spirit/extensionId": t.ExtensionID,
+			"spirit/toolName":    t.ToolName,
+		},
+	}
+	if t.ApprovalMode != "" {
+		def.Meta["spirit/approvalMode"] = t.ApprovalMode
+	}
+	if t.ExecutionMode != "" {
+		def.Meta["spirit/executionMode"] = t.ExecutionMode
+	}
+	if out, ok := objectSchema(t.OutputSchema); ok {
+		def.OutputSchema = out
+	}
+	return def, nil
+}
+
+func appendNote(desc, note string) string {
+	if desc == "" {
+		return note
+	}
+	return desc + "\n\n" + note
+}
+
+// objectSchema returns raw parsed when it is a schema of type object: MCP
+// clients before 2025-11-25 accept no other outputSchema.
+func objectSchema(raw json.RawMessage) (map[string]any, bool) {
+	if len(raw) == 0 {
+		return nil, false
+	}
+	var m map[string]any
+	if err := json.Unmarshal(raw, &m); err != nil || m == nil || m["type"] != "object" {
+		return nil, false
+	}
+	return m, true
+}
+
+// middleware refreshes the tools before tools/list and sets the
+// instructions of each initialize.
+func (s *Server) middleware(next sdk.MethodHandler) sdk.MethodHandler {
+	return func(ctx context.Context, method string, req sdk.Request) (sdk.Result, error) {
+		switch method {
+		case "tools/list":
+			if err := s.Sync(ctx); err != nil {
+				s.warn(err)
+			}
+		case "initialize":
+			if err := s.Sync(ctx); err != nil {
+				s.warn(err)
+			}
+			res, err := next(ctx, method, req)
+			if r, ok := res.(*sdk.InitializeResult); ok && err == nil {
+				r.Instructions = s.instructions(ctx)
+			}
+			return res, err
+		}
+		return next(ctx, method, req)
+	}
+}
+
+// instructions is the aggregated <extensions> block.
+func (s *Server) instructions(ctx context.Context) string {
+	p, err := s.host.SystemPrompt(ctx)
+	if err != nil {
+		s.warn(fmt.Errorf("collecting the extensions' system prompts: %w", err))
+		return ""
+	}
+	for _, f := range p.Failures {
+		s.warn(fmt.Errorf("system prompt of %s: %w", f.ExtensionID, f.Err))
+	}
+	return p.Block
+}
+
+// initialized starts a session: onSessionReset, then onSessionOpened.
+func (s *Server) initialized(ctx context.Context, req *sdk.InitializedRequest) {
+	name := ""
+	if p := req.Session.InitializeParams(); p != nil && p.ClientInfo != nil {
+		name = p.ClientInfo.Name
+		if p.ClientInfo.Version != "" {
+			name += " " + p.ClientInfo.Version
+		}
+	}
+	s.emit(runtime.Event{Type: "onSessionReset", Detail: map[string]any{"workspaceRoot": s.opts.WorkspaceRoot}})
+	s.emit(runtime.Event{Type: "onSessionOpened", Detail: map[string]any{"sessionId": req.Session.ID(), "displayName": name}})
+}
+
+// emit queues ev; a full queue drops it with a warning rather than delay a call.
+func (s *Server) emit(ev runtime.Event) {
+	s.evMu.Lock()
+	defer s.evMu.Unlock()
+	if s.evClosed {
+		s.warn(fmt.Errorf("event %s dropped: the server is closing", ev.Type))
+		return
+	}
+	select {
+	case s.events <- ev:
+	default:
+		s.warn(fmt.Errorf("event %s dropped: too many events queued", ev.Type))
+	}
+}
+
+// deliver sends the queued events in order until the queue is closed.
+func (s *Server) deliver() {
+	defer s.wg.Done()
+	for ev := range s.events {
+		failures, err := s.host.Emit(s.life, ev)
+		if err != nil && s.life.Err() == nil {
+			s.warn(fmt.Errorf("event %s: %w", ev.Type, err))
+		}
+		for _, f := range failures {
+			s.warn(fmt.Errorf("event %s in %s: %w", ev.Type, f.ExtensionID, f.Err))
+		}
+	}
+}
+
+func newCallID() string {
+	b := make([]byte, 12)
+	_, _ = rand.Read(b)
+	return "call_" + hex.EncodeToString(b)
+}
