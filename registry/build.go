@@ -73,6 +73,22 @@ type built struct {
 	versions []*Value
 	problems []Problem
 	reused   bool
+	// detail is the encoded detail.json; old what is on disk (nil if none).
+	detail, old []byte
+}
+
+// finish encodes the entry's detail and reads the current file, so the
+// comparison happens in the workers, alongside the network waits.
+func (b *built) finish(root string) {
+	if len(b.problems) > 0 {
+		return
+	}
+	b.detail = append(Encode(detailDoc(b.entry, b.versions)), '\n')
+	old, err := readIfExists(filepath.Join(extensionsDir(root), b.entry.ID(), "detail.json"))
+	if err != nil {
+		b.problems = append(b.problems, Problem{File: b.entry.File, Message: err.Error(), Severity: SeverityError})
+	}
+	b.old = old
 }
 
 // Build regenerates registry/catalog.json and every
@@ -116,6 +132,7 @@ func Build(ctx context.Context, opts BuildOptions) (*BuildResult, error) {
 		if unchanged != nil && unchanged(e.File, e.Data) {
 			if vs := reuseDetail(root, e); vs != nil {
 				results[i].versions, results[i].reused = vs, true
+				results[i].finish(root)
 				res.Reused++
 				continue
 			}
@@ -128,15 +145,14 @@ func Build(ctx context.Context, opts BuildOptions) (*BuildResult, error) {
 	if len(todo) > 0 && opts.NPM == nil {
 		return nil, errors.New("no npm client to fetch package metadata with")
 	}
-	fetchAll(ctx, opts, results, todo)
+	fetchAll(ctx, root, opts, results, todo)
 	res.Fetched = len(todo)
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	var npmProblems []Problem
-	details := make([][]byte, len(entries))
 	items := make([]*Value, 0, len(entries))
-	for i, b := range results {
+	for _, b := range results {
 		npmProblems = append(npmProblems, b.problems...)
 		if len(b.problems) > 0 {
 			continue
@@ -147,20 +163,19 @@ func Build(ctx context.Context, opts BuildOptions) (*BuildResult, error) {
 			continue
 		}
 		items = append(items, item)
-		details[i] = append(Encode(detailDoc(b.entry, b.versions)), '\n')
 	}
 	if len(npmProblems) > 0 {
 		return nil, &ProblemsError{What: "npm metadata", Problems: npmProblems}
 	}
 	catalog := append(Encode(catalogDoc(items)), '\n')
-	if err := writeOutputs(root, entries, details, catalog, opts.Check, res); err != nil {
+	if err := writeOutputs(root, results, catalog, opts.Check, res); err != nil {
 		return nil, err
 	}
 	return res, nil
 }
 
 // fetchAll fetches and builds the entries at todo with opts.Jobs workers.
-func fetchAll(ctx context.Context, opts BuildOptions, results []*built, todo []int) {
+func fetchAll(ctx context.Context, root string, opts BuildOptions, results []*built, todo []int) {
 	jobs := opts.Jobs
 	if jobs <= 0 {
 		jobs = 16
@@ -177,6 +192,7 @@ func fetchAll(ctx context.Context, opts BuildOptions, results []*built, todo []i
 			for i := range next {
 				b := results[i]
 				b.versions, b.problems = buildEntry(ctx, opts.NPM, b.entry)
+				b.finish(root)
 				if opts.Progress != nil {
 					mu.Lock()
 					done++
@@ -249,17 +265,16 @@ func reuseDetail(root string, e *Entry) []*Value {
 }
 
 // writeOutputs writes (or, with check, compares) the details and catalog.
-func writeOutputs(root string, entries []*Entry, details [][]byte, catalog []byte, check bool, res *BuildResult) error {
-	type output struct {
-		rel  string
-		data []byte
-	}
-	outs := make([]output, 0, len(entries)+1)
+func writeOutputs(root string, results []*built, catalog []byte, check bool, res *BuildResult) error {
 	want := map[string]bool{}
-	for i, e := range entries {
-		rel := filepath.Join("registry", "extensions", e.ID(), "detail.json")
-		outs = append(outs, output{rel, details[i]})
-		want[filepath.Join(root, rel)] = true
+	var changed []*built
+	for _, b := range results {
+		want[filepath.Join(extensionsDir(root), b.entry.ID(), "detail.json")] = true
+		if b.old != nil && bytes.Equal(b.old, b.detail) {
+			res.Unchanged++
+			continue
+		}
+		changed = append(changed, b)
 	}
 	existing, err := findFiles(extensionsDir(root), "detail.json")
 	if err != nil {
@@ -272,24 +287,17 @@ func writeOutputs(root string, entries []*Entry, details [][]byte, catalog []byt
 		}
 	}
 	var diff bytes.Buffer
+	for _, b := range changed {
+		rel := "registry/extensions/" + b.entry.ID() + "/detail.json"
+		res.Written = append(res.Written, rel)
+		if check {
+			diff.WriteString(UnifiedDiff("a/"+rel, "b/"+rel, b.old, b.detail))
+		}
+	}
 	// Details first, then stale deletions, then the catalog: a reader of
 	// catalog.json never sees a detailPath that is not there yet.
-	for _, o := range outs {
-		path := filepath.Join(root, o.rel)
-		old, err := readIfExists(path)
-		if err != nil {
-			return err
-		}
-		if old != nil && bytes.Equal(old, o.data) {
-			res.Unchanged++
-			continue
-		}
-		res.Written = append(res.Written, filepath.ToSlash(o.rel))
-		if check {
-			diff.WriteString(UnifiedDiff("a/"+filepath.ToSlash(o.rel), "b/"+filepath.ToSlash(o.rel), old, o.data))
-			continue
-		}
-		if err := writeAtomic(path, o.data); err != nil {
+	if !check {
+		if err := writeDetails(root, changed); err != nil {
 			return err
 		}
 	}
@@ -329,21 +337,55 @@ func writeOutputs(root string, entries []*Entry, details [][]byte, catalog []byt
 	return nil
 }
 
+// writeDetails writes the changed details with a few writers at once.
+func writeDetails(root string, changed []*built) error {
+	const writers = 8
+	var wg sync.WaitGroup
+	errs := make([]error, len(changed))
+	next := make(chan int)
+	for range min(writers, len(changed)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				b := changed[i]
+				errs[i] = writeAtomic(filepath.Join(extensionsDir(root), b.entry.ID(), "detail.json"), b.detail)
+			}
+		}()
+	}
+	for i := range changed {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
 // writeAtomic writes data to path through a temporary file in the same
 // folder and a rename, so readers see the old bytes or the new ones.
 func writeAtomic(path string, data []byte) error {
 	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
+	if _, err := os.Stat(dir); err != nil {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return err
+		}
 	}
-	tmp, err := os.CreateTemp(dir, ".tmp-*")
+	var tmp *os.File
+	var name string
+	var err error
+	for i := range 100 {
+		name = fmt.Sprintf("%s.tmp-%d-%d", path, os.Getpid(), i)
+		tmp, err = os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		if !errors.Is(err, os.ErrExist) {
+			break
+		}
+	}
 	if err != nil {
 		return err
 	}
-	name := tmp.Name()
 	_, werr := tmp.Write(data)
 	cerr := tmp.Close()
-	if err := errors.Join(werr, cerr, os.Chmod(name, 0o644)); err != nil {
+	if err := errors.Join(werr, cerr); err != nil {
 		os.Remove(name)
 		return err
 	}

@@ -1,7 +1,9 @@
 package registry
 
 import (
+	"bytes"
 	"encoding/json"
+	"reflect"
 	"testing"
 	"unicode/utf8"
 )
@@ -214,6 +216,32 @@ func FuzzCheckEntry(f *testing.F) {
 			if dv != nil && dv.Kind == KindString {
 				t.Fatalf("catalog item: %v", err)
 			}
+		}
+	})
+}
+
+// FuzzParseValue checks the parser against encoding/json: the same
+// documents are accepted, and they decode to the same values.
+func FuzzParseValue(f *testing.F) {
+	for _, s := range []string{`{"a":[1,-0.5e+3,"\u00e9\ud83d\ude00"],"b":{},"a":null}`, `"\ud800x"`, "\"\xff\"", `01`, `1.`, `-`, `[1,]`, `{"a" 1}`, ` true `, `"\q"`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		v, err := ParseValue(data)
+		if (err == nil) != json.Valid(data) {
+			t.Fatalf("ParseValue error %v, json.Valid %v for %q", err, json.Valid(data), data)
+		}
+		if err != nil {
+			return
+		}
+		dec := json.NewDecoder(bytes.NewReader(data))
+		dec.UseNumber()
+		var want any
+		if err := dec.Decode(&want); err != nil {
+			t.Fatal(err)
+		}
+		if got := v.toAny(); !reflect.DeepEqual(got, want) {
+			t.Fatalf("ParseValue(%q) = %#v, want %#v", data, got, want)
 		}
 	})
 }

@@ -132,7 +132,7 @@ func LoadEntries(root string, schemas *Schemas) ([]*Entry, []Problem, error) {
 		e, ps := CheckEntry(f, data)
 		problems = append(problems, ps...)
 		if e != nil && len(ps) == 0 && schemas != nil {
-			problems = append(problems, schemas.check(schemaEntry, f, data)...)
+			problems = append(problems, schemas.checkValue(schemaEntry, f, e.Doc)...)
 		}
 		if e != nil && len(ps) == 0 {
 			entries = append(entries, e)

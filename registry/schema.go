@@ -3,6 +3,7 @@ package registry
 import (
 	"bytes"
 	"embed"
+	"encoding/json"
 	"fmt"
 	"sort"
 
@@ -62,11 +63,16 @@ func schemaURL(n schemaName) string { return "embedded:///schemas/" + string(n) 
 // warning per failed leaf rule, sorted by location. Bytes that do not
 // parse give no warning: the reference checks report that.
 func (s *Schemas) check(n schemaName, file string, data []byte) []Problem {
-	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(data))
+	v, err := ParseValue(data)
 	if err != nil {
 		return nil
 	}
-	err = s.compiled[n].Validate(inst)
+	return s.checkValue(n, file, v)
+}
+
+// checkValue is check for a parsed document.
+func (s *Schemas) checkValue(n schemaName, file string, v *Value) []Problem {
+	err := s.compiled[n].Validate(v.toAny())
 	ve, ok := err.(*jsonschema.ValidationError)
 	if !ok {
 		return nil
@@ -94,4 +100,35 @@ func (s *Schemas) check(n schemaName, file string, data []byte) []Problem {
 			Message: fmt.Sprintf("%s does not match schema %s at %s: %s", file, n, loc, l.msg)})
 	}
 	return ps
+}
+
+// toAny converts v to the plain Go form that encoding/json decodes into
+// with UseNumber (and that the schema validator takes).
+func (v *Value) toAny() any {
+	if v == nil {
+		return nil
+	}
+	switch v.Kind {
+	case KindFalse:
+		return false
+	case KindTrue:
+		return true
+	case KindNumber:
+		return json.Number(v.Str)
+	case KindString:
+		return v.Str
+	case KindArray:
+		out := make([]any, len(v.Elems))
+		for i, e := range v.Elems {
+			out[i] = e.toAny()
+		}
+		return out
+	case KindObject:
+		out := make(map[string]any, len(v.Keys))
+		for i, k := range v.Keys {
+			out[k] = v.Vals[i].toAny()
+		}
+		return out
+	}
+	return nil
 }

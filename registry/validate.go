@@ -78,7 +78,7 @@ func Validate(opts ValidateOptions) ([]Problem, error) {
 		}
 		details = append(details, d)
 		if opts.Schemas != nil {
-			ps = append(ps, opts.Schemas.check(schemaDetail, f, data)...)
+			ps = append(ps, opts.Schemas.checkValue(schemaDetail, f, d)...)
 		}
 	}
 	if catalogData == nil {
@@ -91,7 +91,7 @@ func Validate(opts ValidateOptions) ([]Problem, error) {
 		return strictify(ps, opts.Strict), nil
 	}
 	if opts.Schemas != nil {
-		ps = append(ps, opts.Schemas.check(schemaCatalog, catalogPath, catalogData)...)
+		ps = append(ps, opts.Schemas.checkValue(schemaCatalog, catalogPath, catalog)...)
 	}
 	seen := map[string]bool{}
 	for _, p := range ps {

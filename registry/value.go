@@ -1,11 +1,8 @@
 package registry
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"strconv"
 	"strings"
@@ -275,107 +272,6 @@ func sortedKeys(v *Value) []string {
 	keys := append([]string(nil), v.Keys...)
 	sortStrings(keys)
 	return keys
-}
-
-// ParseValue parses one JSON document into a Value. Trailing data other
-// than white space is an error.
-func ParseValue(data []byte) (*Value, error) {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	v, err := parseNext(dec, 0)
-	if err != nil {
-		return nil, positioned(data, dec, err)
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		if err == nil {
-			err = errors.New("unexpected data after the JSON value")
-		}
-		return nil, positioned(data, dec, err)
-	}
-	return v, nil
-}
-
-// maxDepth bounds nesting so hostile input cannot exhaust the stack.
-const maxDepth = 512
-
-var errDepth = errors.New("JSON nested too deeply")
-
-func parseNext(dec *json.Decoder, depth int) (*Value, error) {
-	tok, err := dec.Token()
-	if err != nil {
-		if err == io.EOF {
-			return nil, io.ErrUnexpectedEOF
-		}
-		return nil, err
-	}
-	return parseToken(dec, tok, depth)
-}
-
-func parseToken(dec *json.Decoder, tok json.Token, depth int) (*Value, error) {
-	switch t := tok.(type) {
-	case nil:
-		return &Value{Kind: KindNull}, nil
-	case bool:
-		return Bool(t), nil
-	case json.Number:
-		return Number(string(t)), nil
-	case string:
-		return String(t), nil
-	case json.Delim:
-		if depth >= maxDepth {
-			return nil, errDepth
-		}
-		if t == '[' {
-			arr := &Value{Kind: KindArray}
-			for dec.More() {
-				e, err := parseNext(dec, depth+1)
-				if err != nil {
-					return nil, err
-				}
-				arr.Elems = append(arr.Elems, e)
-			}
-			if _, err := dec.Token(); err != nil {
-				return nil, err
-			}
-			return arr, nil
-		}
-		obj := &Value{Kind: KindObject}
-		for dec.More() {
-			kt, err := dec.Token()
-			if err != nil {
-				return nil, err
-			}
-			key, ok := kt.(string)
-			if !ok {
-				return nil, errors.New("object key is not a string")
-			}
-			val, err := parseNext(dec, depth+1)
-			if err != nil {
-				return nil, err
-			}
-			obj.Set(key, val)
-		}
-		if _, err := dec.Token(); err != nil {
-			return nil, err
-		}
-		return obj, nil
-	}
-	return nil, fmt.Errorf("unexpected token %v", tok)
-}
-
-// positioned adds jq-style "at line L, column C" to a parse error.
-func positioned(data []byte, dec *json.Decoder, err error) error {
-	off := dec.InputOffset()
-	var se *json.SyntaxError
-	if errors.As(err, &se) {
-		off = se.Offset
-	}
-	if off > int64(len(data)) {
-		off = int64(len(data))
-	}
-	line := 1 + bytes.Count(data[:off], []byte("\n"))
-	col := int(off) - (bytes.LastIndexByte(data[:off], '\n') + 1)
-	return &ParseError{Line: line, Column: col, Err: err}
 }
 
 // ParseError is a JSON document that does not parse.

@@ -30,7 +30,12 @@ func registryFactory(t *testing.T) (*Factory, func() (string, string)) {
 		Now:        time.Now,
 		HTTPClient: func() *http.Client { return &http.Client{} },
 	}
-	return f, func() (string, string) { s, e := out.String(), errOut.String(); out.Reset(); errOut.Reset(); return s, e }
+	return f, func() (string, string) {
+		s, e := out.String(), errOut.String()
+		out.Reset()
+		errOut.Reset()
+		return s, e
+	}
 }
 
 // fixtureRepo copies testdata/registry/<name>/repo into a temporary folder
