@@ -108,12 +108,14 @@ func fullAdditions(ctx context.Context, c *catalog.Client, st *catalog.Status, i
 	if err != nil {
 		return nil, err
 	}
+	if in == nil {
+		return nil, errors.New("not installed")
+	}
 	var granted []string
-	if in != nil && in.Record != nil {
+	if in.Record != nil {
 		granted = in.Record.GrantedCapabilities
 	}
-	var prev = in.Manifest
-	a := catalog.Diff(prev, m, granted)
+	a := catalog.Diff(in.Manifest, m, granted)
 	return &a, nil
 }
 
