@@ -368,6 +368,7 @@ type installedJSON struct {
 	Integrity             string     `json:"integrity,omitempty"`
 	MarketplaceID         string     `json:"marketplaceId,omitempty"`
 	Channel               string     `json:"channel,omitempty"`
+	ReviewStatus          string     `json:"reviewStatus,omitempty"`
 	Broken                string     `json:"broken,omitempty"`
 	RollbackVersion       string     `json:"rollbackVersion,omitempty"`
 	SettingsFile          string     `json:"settingsFile,omitempty"`
@@ -398,7 +399,7 @@ func toInstalledJSON(in *install.Installed, rollback, settings string) installed
 	}
 	if r := in.Record; r != nil {
 		j.Source, j.ResolvedURL, j.Integrity = r.Source, r.ResolvedURL, r.Integrity
-		j.MarketplaceID, j.Channel = r.MarketplaceID, r.Channel
+		j.MarketplaceID, j.Channel, j.ReviewStatus = r.MarketplaceID, r.Channel, r.ReviewStatus
 	}
 	return j
 }
@@ -541,6 +542,7 @@ func runInfo(opts *InfoOptions) error {
 	line("integrity", j.Integrity)
 	line("marketplace_id", j.MarketplaceID)
 	line("channel", j.Channel)
+	line("review", j.ReviewStatus)
 	fmt.Fprintf(w, "installed_at: %d (%s)\n", j.InstalledAtUnixMs, time.UnixMilli(j.InstalledAtUnixMs).UTC().Format(time.RFC3339))
 	line("directory", j.Directory)
 	line("settings_file", j.SettingsFile)
