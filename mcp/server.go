@@ -364,6 +364,9 @@ func (s *Server) middleware(next sdk.MethodHandler) sdk.MethodHandler {
 func (s *Server) instructions(ctx context.Context) string {
 	p, err := s.host.SystemPrompt(ctx)
 	if err != nil {
+		if ctx.Err() != nil {
+			return "" // the client went away during initialize
+		}
 		s.warn(fmt.Errorf("collecting the extensions' system prompts: %w", err))
 		return ""
 	}
