@@ -231,14 +231,32 @@ func (s *Server) Sync(ctx context.Context) error {
 			gone = append(gone, name)
 		}
 	}
-	s.tools = next
 	s.mu.Unlock()
 	if len(gone) > 0 {
 		s.srv.RemoveTools(gone...)
 	}
 	for name, def := range defs {
-		s.srv.AddTool(def, s.handler(name))
+		if err := s.addTool(def); err != nil {
+			s.warn(err)
+			delete(next, name)
+		}
 	}
+	s.mu.Lock()
+	s.tools = next
+	s.mu.Unlock()
+	return nil
+}
+
+// addTool adds def to the SDK server. The SDK panics on a definition it
+// refuses; an extension's manifest must not take the server down, so the
+// panic becomes an *InvalidSchemaError.
+func (s *Server) addTool(def *sdk.Tool) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = &InvalidSchemaError{Tool: def.Name, Reason: fmt.Sprintf("is refused by the MCP SDK: %v", r)}
+		}
+	}()
+	s.srv.AddTool(def, s.handler(def.Name))
 	return nil
 }
 

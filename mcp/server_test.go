@@ -470,6 +470,19 @@ func TestOutputSchemaOnlyObjects(t *testing.T) {
 	}
 }
 
+func TestSDKRefusalIsAWarning(t *testing.T) {
+	s := &Server{srv: sdk.NewServer(&sdk.Implementation{Name: "t"}, nil)}
+	def, err := toolDefinition(runtime.Tool{Name: "extension__a__b__12345678",
+		InputSchema: json.RawMessage(`{"type":"object","properties":{"a":{"type":"object","x-mcp-header":"X-A"}}}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ise *InvalidSchemaError
+	if err := s.addTool(def); !errors.As(err, &ise) || !strings.Contains(err.Error(), "refused by the MCP SDK") {
+		t.Errorf("addTool = %v, want an *InvalidSchemaError", err)
+	}
+}
+
 func TestNewNeedsHost(t *testing.T) {
 	if _, err := New(Options{}); err == nil {
 		t.Fatal("New without a Host succeeded")
