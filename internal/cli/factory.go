@@ -35,8 +35,17 @@ func NewFactory() *Factory {
 		IO:         iostreams.System(),
 		Getenv:     os.Getenv,
 		Now:        time.Now,
-		HTTPClient: func() *http.Client { return &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()} },
+		HTTPClient: newHTTPClient,
 	}
+}
+
+// newHTTPClient returns the client of registry, marketplace and npm
+// traffic: proxies from the environment, keep-alive with enough idle
+// connections per host for concurrent fetches (the registry builder runs 16).
+func newHTTPClient() *http.Client {
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.MaxIdleConnsPerHost = 32
+	return &http.Client{Transport: t}
 }
 
 // HostKind returns the host chosen with --host, SPIRIT_HOST, or cli.
