@@ -38,3 +38,37 @@ step "Call a tool (arguments are checked against its inputSchema first)" \
 
 step "The aggregated system prompt block" spirit extension prompt
 "$spirit" extension prompt
+
+registry=testdata/catalog/registry
+step "Browse a marketplace index kept in a folder (a bad catalog item is skipped with a warning, not the whole catalog)" \
+  spirit --registry "$registry" extension marketplace search hello
+"$spirit" --registry "$registry" extension marketplace search hello
+
+step "Install from the marketplace: integrity, identity and review checks, then an atomic install" \
+  spirit --registry "$registry" extension marketplace install fixture.hello --version 1.0.0
+"$spirit" --registry "$registry" extension marketplace install fixture.hello --version 1.0.0
+
+step "What can be updated, and what an update would add" spirit --registry "$registry" extension outdated
+"$spirit" --registry "$registry" extension outdated
+
+# The registry builder, on the official index's own data: a local npm
+# registry serves the packument the official builder read from npmjs.org.
+work=$(mktemp -d)
+cp -r testdata/registry/upstream-demo/repo/. "$work"
+rm -f "$work"/registry/catalog.json "$work"/registry/extensions/*/detail.json
+go build -o "$data/demo-npm" ./scripts/demo-npm
+"$data/demo-npm" testdata/registry/upstream-demo/npm > "$data/npm.url" &
+npm_pid=$!
+trap 'kill $npm_pid 2>/dev/null; rm -rf "$data" "$work"' EXIT
+for _ in $(seq 50); do [ -s "$data/npm.url" ] && break; sleep 0.1; done
+npm_url=$(cat "$data/npm.url")
+
+step "Build the marketplace index from entry.json files" spirit registry build --root "$work" --npm-registry "$npm_url"
+"$spirit" registry build --root "$work" --npm-registry "$npm_url"
+if cmp -s "$work/registry/catalog.json" ../shared/spirit-registry-reference/registry/catalog.json 2>/dev/null ||
+   cmp -s "$work/registry/catalog.json" testdata/registry/upstream-demo/want/registry/catalog.json; then
+  echo "catalog.json is byte-identical to the official index's"
+fi
+
+step "Check the index offline, as the registry's CI does" spirit registry validate --root "$work"
+"$spirit" registry validate --root "$work"
