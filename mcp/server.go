@@ -20,9 +20,11 @@ import (
 // DefaultPollInterval is how often a Server looks for installs and removes.
 const DefaultPollInterval = time.Second
 
-// ProtocolVersions are the MCP protocol versions the server offers: the
+// ProtocolVersions returns the MCP protocol versions the server offers: the
 // initialize-based ones, which have sessions and server-to-client requests.
-var ProtocolVersions = []string{"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"}
+func ProtocolVersions() []string {
+	return []string{"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"}
+}
 
 // Descriptions appended to the description of tools that ask the user first.
 const (
@@ -118,7 +120,7 @@ func New(opts Options) (*Server, error) {
 	s.srv = sdk.NewServer(&sdk.Implementation{Name: opts.Name, Title: "Spirit Agent extensions", Version: opts.Version}, &sdk.ServerOptions{
 		InitializedHandler:        s.initialized,
 		Capabilities:              &sdk.ServerCapabilities{Tools: &sdk.ToolCapabilities{ListChanged: true}},
-		SupportedProtocolVersions: ProtocolVersions,
+		SupportedProtocolVersions: ProtocolVersions(),
 	})
 	s.srv.AddReceivingMiddleware(s.middleware)
 	if err := s.Sync(context.Background()); err != nil {

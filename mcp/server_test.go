@@ -53,6 +53,11 @@ func testList(t *testing.T, e *env) {
 		!strings.HasPrefix(init.Instructions, "<extensions>\n") {
 		t.Errorf("instructions = %q", init.Instructions)
 	}
+	// The Go client asks for the newest protocol first; the server answers
+	// with the newest initialize-based one.
+	if init.ProtocolVersion != ProtocolVersions()[0] {
+		t.Errorf("protocol version %q, want %q", init.ProtocolVersion, ProtocolVersions()[0])
+	}
 	if init.Capabilities.Tools == nil || !init.Capabilities.Tools.ListChanged {
 		t.Errorf("tools capability = %+v, want listChanged", init.Capabilities.Tools)
 	}
