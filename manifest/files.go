@@ -1,7 +1,6 @@
 package manifest
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -134,12 +133,7 @@ func (v *validator) hooksFile(ptr, path string) ([]Hook, bool) {
 		v.errorf(ptr, "The file referenced by extension %s does not exist: %s", label, path)
 		return nil, false
 	}
-	var doc any
-	if maxDepth(data) > MaxDepth {
-		v.errorf(ptr, "The extension CLI hooks resource is not valid JSON: %s", path)
-		return nil, false
-	}
-	doc, err = jsonschema.UnmarshalJSON(bytes.NewReader(data))
+	doc, err := decodeJSON(data)
 	if err != nil {
 		v.errorf(ptr, "The extension CLI hooks resource is not valid JSON: %s", path)
 		return nil, false
@@ -301,7 +295,7 @@ func (c *schemaChecker) check(raw []byte) error {
 }
 
 func (c *schemaChecker) compile(raw []byte) error {
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+	doc, err := decodeJSON(raw)
 	if err != nil {
 		return fmt.Errorf("is not valid JSON: %v", err)
 	}

@@ -29,6 +29,7 @@ var compiledSchema = sync.OnceValues(func() (*jsonschema.Schema, error) {
 		return nil, err
 	}
 	c := jsonschema.NewCompiler()
+	c.UseRegexpEngine(schemaRegexp)
 	if err := c.AddResource(schemaURL, doc); err != nil {
 		return nil, err
 	}

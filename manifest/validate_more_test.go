@@ -64,8 +64,8 @@ func TestBadBytes(t *testing.T) {
 		wantMsg    string
 		wantDetail string
 	}{
-		{name: "empty", data: nil, wantMsg: "The extension package.json is not valid JSON.", wantDetail: "EOF"},
-		{name: "truncated", data: []byte(base[:40]), wantMsg: "The extension package.json is not valid JSON.", wantDetail: "unexpected EOF"},
+		{name: "empty", data: nil, wantMsg: "The extension package.json is not valid JSON.", wantDetail: "unexpected end of JSON input"},
+		{name: "truncated", data: []byte(base[:40]), wantMsg: "The extension package.json is not valid JSON.", wantDetail: "unexpected end of JSON input"},
 		{name: "syntax error has a position", data: []byte("{\n  \"a\": ,\n}"), wantMsg: "The extension package.json is not valid JSON.", wantDetail: "line 2, column 8"},
 		{name: "binary", data: []byte{0x00, 0xff, 0xfe, 0x10}, wantMsg: "The extension package.json is not valid JSON.", wantDetail: "not UTF-8"},
 		{name: "too deep", data: []byte(deep), wantMsg: "The extension package.json is not valid JSON.", wantDetail: "deeper than 64"},
