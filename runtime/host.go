@@ -484,6 +484,9 @@ func (h *Host) request(ctx context.Context, p *process, op string, d time.Durati
 	case errors.Is(err, errConnClosed):
 		return p.exitError()
 	case ctx.Err() == nil && context.Cause(cctx) == errTimedOut:
+		// Mark it stopping now, so the next call starts a fresh process
+		// instead of reaching this one before the kill below begins.
+		p.stopping.Store(true)
 		go h.kill(p)
 		return &TimeoutError{ExtensionID: p.ext.ID, Op: op, After: d}
 	}
