@@ -174,14 +174,19 @@ func runInstall(ctx context.Context, opts *InstallOptions) error {
 	if f.Global.JSON {
 		return writeJSON(f.IO.Out, toInstalledJSON(&res.Installed, "", ""))
 	}
-	m := res.Manifest
 	verb := "Installed extension"
 	if opts.ZipOnly {
 		verb = "Imported extension"
 	}
-	w := f.IO.Out
-	fmt.Fprintf(w, "%s: %s\n", verb, m.Name)
-	fmt.Fprintf(w, "id: %s\nversion: %s\n", m.ID, m.Version)
+	printInstalled(f, verb, res)
+	return nil
+}
+
+// printInstalled says what an install did, in the reference's words
+// ("Installed extension: …" with id, version, description and main).
+func printInstalled(f *Factory, verb string, res *install.Result) {
+	m, w := res.Manifest, f.IO.Out
+	fmt.Fprintf(w, "%s: %s\nid: %s\nversion: %s\n", verb, m.Name, m.ID, m.Version)
 	if m.Description != "" {
 		fmt.Fprintf(w, "description: %s\n", m.Description)
 	}
@@ -191,7 +196,6 @@ func runInstall(ctx context.Context, opts *InstallOptions) error {
 	if res.Previous != "" {
 		fmt.Fprintf(f.IO.ErrOut, "Replaced version %s (kept for 'spirit extension rollback %s').\n", res.Previous, m.ID)
 	}
-	return nil
 }
 
 // installWithConfirm installs, asking before a downgrade when it can.

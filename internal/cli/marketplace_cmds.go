@@ -527,17 +527,6 @@ func runMarketplaceInstall(ctx context.Context, opts *MarketplaceInstallOptions)
 			ReviewStatus:  prep.Version.ReviewStatus, Previous: res.Previous, Warnings: ws,
 		})
 	}
-	m := res.Manifest
-	w := f.IO.Out
-	fmt.Fprintf(w, "Installed marketplace extension: %s\nid: %s\nversion: %s\n", m.Name, m.ID, m.Version)
-	if m.Description != "" {
-		fmt.Fprintf(w, "description: %s\n", m.Description)
-	}
-	if m.Main != "" {
-		fmt.Fprintf(w, "main: %s\n", m.Main)
-	}
-	if res.Previous != "" {
-		fmt.Fprintf(f.IO.ErrOut, "Replaced version %s (kept for 'spirit extension rollback %s').\n", res.Previous, m.ID)
-	}
+	printInstalled(f, "Installed marketplace extension", res)
 	return nil
 }
