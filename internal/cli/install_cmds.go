@@ -373,9 +373,11 @@ type installedJSON struct {
 	MarketplaceID         string     `json:"marketplaceId,omitempty"`
 	Channel               string     `json:"channel,omitempty"`
 	ReviewStatus          string     `json:"reviewStatus,omitempty"`
-	Broken                string     `json:"broken,omitempty"`
-	RollbackVersion       string     `json:"rollbackVersion,omitempty"`
-	SettingsFile          string     `json:"settingsFile,omitempty"`
+	// MarketplaceFlags are "revoked" and "blocked", from the cached marketplace index (list only).
+	MarketplaceFlags []string `json:"marketplaceFlags,omitempty"`
+	Broken           string   `json:"broken,omitempty"`
+	RollbackVersion  string   `json:"rollbackVersion,omitempty"`
+	SettingsFile     string   `json:"settingsFile,omitempty"`
 }
 
 type toolJSON struct {
@@ -437,12 +439,15 @@ func runList(opts *ListOptions) error {
 	if err != nil {
 		return err
 	}
+	flags := marketplaceFlags(context.Background(), f, list)
 	if f.Global.JSON {
 		out := struct {
 			Extensions []installedJSON `json:"extensions"`
 		}{Extensions: []installedJSON{}}
 		for i := range list {
-			out.Extensions = append(out.Extensions, toInstalledJSON(&list[i], "", ""))
+			j := toInstalledJSON(&list[i], "", "")
+			j.MarketplaceFlags = flags[list[i].ID]
+			out.Extensions = append(out.Extensions, j)
 		}
 		return writeJSON(f.IO.Out, out)
 	}
@@ -470,6 +475,14 @@ func runList(opts *ListOptions) error {
 		}
 		if in.Entry != nil && in.Entry.ArchiveFileName != "" {
 			fmt.Fprintf(w, "    source: %s\n", in.Entry.ArchiveFileName)
+		}
+		for _, flag := range flags[in.ID] {
+			switch flag {
+			case "revoked":
+				fmt.Fprintf(w, "    warning: the marketplace has revoked version %s; see 'spirit extension outdated'\n", m.Version)
+			case "blocked":
+				fmt.Fprintln(w, "    warning: the marketplace has blocked this extension; consider 'spirit extension remove "+in.ID+"'")
+			}
 		}
 	}
 	return nil

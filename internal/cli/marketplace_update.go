@@ -396,3 +396,31 @@ func updateOne(ctx context.Context, opts *UpdateOptions, c *catalog.Client, in *
 	}
 	return res, err
 }
+
+// marketplaceFlags says, per installed id, what the cached marketplace index
+// now says against the install: its version revoked, the extension blocked.
+// It reads only the cache (list must not touch the network); without a
+// cache, or when the cache cannot be read, it says nothing.
+func marketplaceFlags(ctx context.Context, f *Factory, list []install.Installed) map[string][]string {
+	if len(list) == 0 {
+		return nil
+	}
+	c, p, err := f.marketplace(&marketplaceOptions{MaxAge: catalog.DefaultMaxAge, Offline: true})
+	if err != nil {
+		return nil
+	}
+	sts, err := c.Statuses(ctx, list, string(p.Host))
+	if err != nil {
+		return nil
+	}
+	flags := map[string][]string{}
+	for _, st := range sts {
+		if st.Revoked {
+			flags[st.ID] = append(flags[st.ID], "revoked")
+		}
+		if st.Blocked {
+			flags[st.ID] = append(flags[st.ID], "blocked")
+		}
+	}
+	return flags
+}
