@@ -26,7 +26,7 @@ e2e:
 # Benchmarks: Go benchmarks, then every scripts/bench-*.sh (whole commands
 # timed side by side with the tool they are compared with).
 bench: build
-	$(GO) test -run '^$$' -bench . -benchmem -cpu 1 ./...
+	$(GO) test -p 1 -run '^$$' -bench . -benchmem -cpu 1 ./...
 	@for s in scripts/bench-*.sh; do [ -f "$$s" ] || continue; echo "== $$s"; bash "$$s" || exit 1; done
 
 # Runs each fuzz target for FUZZTIME (10 s unless told otherwise).
