@@ -15,6 +15,7 @@ build:
 # Every test: unit, command, end-to-end (testscript over the real binary),
 # and the npm end-to-end test against a real Verdaccio that the test starts.
 test:
+	bash scripts/test-deps.sh
 	$(GO) mod download
 	$(GO) vet ./...
 	$(GO) test -count=1 -timeout 20m ./...
