@@ -31,7 +31,6 @@ type fxVersion struct {
 	pkgName, pkgVersion string
 	tampered            bool // integrity of other bytes
 	sha1Only            bool
-	noTarball           bool
 	extra               map[string]any // more spiritExtension fields
 }
 

@@ -495,7 +495,7 @@ func (x *extraction) tgz(src string, s sink) error {
 		}
 		var dir bool
 		switch hdr.Typeflag {
-		case tar.TypeReg, tar.TypeRegA:
+		case tar.TypeReg: // the reader already reports the old TypeRegA as TypeReg
 		case tar.TypeDir:
 			dir = true
 		case tar.TypeSymlink:

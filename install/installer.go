@@ -130,6 +130,9 @@ func (in *Installer) lock(ctx context.Context) (func(), error) {
 			if ctx.Err() != nil {
 				return nil, ctx.Err()
 			}
+			if err != nil && !errors.Is(err, context.DeadlineExceeded) {
+				return nil, fmt.Errorf("lock %s: %w", p.LockFile(), err)
+			}
 			return nil, fmt.Errorf("%w after %s (lock %s)", ErrLockTimeout, timeout, p.LockFile())
 		}
 	}

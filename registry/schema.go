@@ -59,18 +59,8 @@ func CompileSchemas() (*Schemas, error) {
 // nothing is ever fetched.
 func schemaURL(n schemaName) string { return "embedded:///schemas/" + string(n) + ".schema.json" }
 
-// check validates the JSON document data against schema n and returns one
-// warning per failed leaf rule, sorted by location. Bytes that do not
-// parse give no warning: the reference checks report that.
-func (s *Schemas) check(n schemaName, file string, data []byte) []Problem {
-	v, err := ParseValue(data)
-	if err != nil {
-		return nil
-	}
-	return s.checkValue(n, file, v)
-}
-
-// checkValue is check for a parsed document.
+// checkValue validates the parsed document v against schema n and returns
+// one warning per failed leaf rule, sorted by location.
 func (s *Schemas) checkValue(n schemaName, file string, v *Value) []Problem {
 	err := s.compiled[n].Validate(v.toAny())
 	ve, ok := err.(*jsonschema.ValidationError)
