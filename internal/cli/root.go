@@ -66,6 +66,14 @@ It reads and writes the same data directory as the Spirit Agent apps.`,
 			if _, err := f.HostKind(); err != nil {
 				return err
 			}
+			if f.Global.Verbose {
+				if p, err := f.Paths(); err == nil {
+					fmt.Fprintf(f.IO.ErrOut, "spirit: data directory %s, host %s, extensions in %s\n", p.DataDir, p.Host, p.ExtensionsDir())
+				}
+				if r := f.RegistrySource(); r != "" {
+					fmt.Fprintf(f.IO.ErrOut, "spirit: marketplace index %s\n", r)
+				}
+			}
 			return nil
 		},
 		Version: build.String(),
@@ -80,7 +88,7 @@ It reads and writes the same data directory as the Spirit Agent apps.`,
 	pf.StringVar(&f.Global.Host, "host", "", "host whose extensions to manage: cli or desktop (env SPIRIT_HOST; default cli)")
 	pf.BoolVar(&f.Global.JSON, "json", false, "print machine-readable JSON, also for errors")
 	pf.StringVar(&f.Global.Registry, "registry", "", "marketplace index: https URL, directory or git+URL (env SPIRIT_REGISTRY)")
-	pf.BoolVarP(&f.Global.Verbose, "verbose", "v", false, "say more about what is done")
+	pf.BoolVarP(&f.Global.Verbose, "verbose", "v", false, "say which data directory, host and marketplace index are used (on stderr)")
 	_ = cmd.RegisterFlagCompletionFunc("host", cobra.FixedCompletions([]string{"cli", "desktop"}, cobra.ShellCompDirectiveNoFileComp))
 
 	cmd.AddCommand(
