@@ -11,6 +11,7 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+	"time"
 )
 
 // ErrInsecureURL is returned for a source URL that is not https.
@@ -31,6 +32,10 @@ func Download(ctx context.Context, client *http.Client, rawURL, dir string) (fil
 	if name == "/" || name == "." || strings.ContainsAny(name, `\/`) {
 		name = ""
 	}
+	// The body must keep coming: a server that stalls longer than
+	// idleTimeout between reads ends the download.
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
 	if err != nil {
 		return "", "", err
@@ -53,7 +58,12 @@ func Download(ctx context.Context, client *http.Client, rawURL, dir string) (fil
 	if err != nil {
 		return "", "", err
 	}
-	n, err := io.Copy(f, io.LimitReader(resp.Body, MaxTotalSize+1))
+	body := &idleReader{r: resp.Body, timer: time.AfterFunc(idleTimeout, func() { cancel(errIdle) })}
+	n, err := io.Copy(f, io.LimitReader(body, MaxTotalSize+1))
+	body.timer.Stop()
+	if errors.Is(context.Cause(ctx), errIdle) {
+		err = fmt.Errorf("downloading %s: %w", u.Redacted(), errIdle)
+	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
@@ -65,4 +75,23 @@ func Download(ctx context.Context, client *http.Client, rawURL, dir string) (fil
 		return "", "", err
 	}
 	return f.Name(), name, nil
+}
+
+// idleTimeout is how long a download may wait for the next bytes.
+var idleTimeout = 30 * time.Second
+
+var errIdle = errors.New("no data received for too long")
+
+// idleReader restarts its timer at every read that returns bytes.
+type idleReader struct {
+	r     io.Reader
+	timer *time.Timer
+}
+
+func (ir *idleReader) Read(p []byte) (int, error) {
+	n, err := ir.r.Read(p)
+	if n > 0 {
+		ir.timer.Reset(idleTimeout)
+	}
+	return n, err
 }

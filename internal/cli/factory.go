@@ -41,10 +41,13 @@ func NewFactory() *Factory {
 
 // newHTTPClient returns the client of registry, marketplace and npm
 // traffic: proxies from the environment, keep-alive with enough idle
-// connections per host for concurrent fetches (the registry builder runs 16).
+// connections per host for concurrent fetches (the registry builder runs 16),
+// and a bound on waiting for response headers. Bodies are bounded by each
+// user's own idle timeout.
 func newHTTPClient() *http.Client {
 	t := http.DefaultTransport.(*http.Transport).Clone()
 	t.MaxIdleConnsPerHost = 32
+	t.ResponseHeaderTimeout = 30 * time.Second
 	return &http.Client{Transport: t}
 }
 
