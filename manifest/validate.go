@@ -434,10 +434,7 @@ func (v *validator) settings(se map[string]any) {
 			continue
 		}
 		obj := it.(map[string]any)
-		s := Setting{Key: v.requiredString(obj, ptr+"/key", label+".key")}
-		if s.Key != "" && v.fail(ptr+"/key") == failPattern {
-			v.errorf(ptr+"/key", "Invalid extension setting key: %s", s.Key)
-		}
+		s := Setting{Key: v.itemKey(obj, ptr, label, "setting key", seen)}
 		switch v.fail(ptr + "/type") {
 		case failMissing, failType:
 			v.errorf(ptr+"/type", "Extension field %s.type must be a string.", label)
@@ -458,12 +455,6 @@ func (v *validator) settings(se map[string]any) {
 		}
 		v.settingDefault(obj, ptr, label, &s)
 		v.settingOptions(obj, ptr, label, &s)
-		if s.Key != "" && s.Type != "" {
-			if seen[s.Key] {
-				v.errorf(ptr+"/key", "Duplicate extension setting key: %s", s.Key)
-			}
-			seen[s.Key] = true
-		}
 		v.m.SettingsSchema = append(v.m.SettingsSchema, s)
 	}
 }
@@ -554,6 +545,25 @@ func (v *validator) settingOptions(obj map[string]any, ptr, label string, s *Set
 	}
 }
 
+// itemKey reads the key of a setting or a secret slot: required, matching
+// the key pattern (the reference's "Invalid extension <what>: <key>"), and,
+// beyond the reference, not a duplicate of an earlier one.
+func (v *validator) itemKey(obj map[string]any, ptr, label, what string, seen map[string]bool) string {
+	key := v.requiredString(obj, ptr+"/key", label+".key")
+	if key == "" {
+		return ""
+	}
+	if v.fail(ptr+"/key") == failPattern {
+		v.errorf(ptr+"/key", "Invalid extension %s: %s", what, key)
+		return key
+	}
+	if seen[key] {
+		v.errorf(ptr+"/key", "Duplicate extension %s: %s", what, key)
+	}
+	seen[key] = true
+	return key
+}
+
 func (v *validator) secretSlots(se map[string]any) {
 	items, _ := se["secretSlots"].([]any)
 	seen := map[string]bool{}
@@ -564,22 +574,13 @@ func (v *validator) secretSlots(se map[string]any) {
 			continue
 		}
 		obj := it.(map[string]any)
-		s := SecretSlot{Key: v.requiredString(obj, ptr+"/key", label+".key")}
-		if s.Key != "" && v.fail(ptr+"/key") == failPattern {
-			v.errorf(ptr+"/key", "Invalid extension secret slot key: %s", s.Key)
-		}
+		s := SecretSlot{Key: v.itemKey(obj, ptr, label, "secret slot key", seen)}
 		s.Title = v.requiredString(obj, ptr+"/title", label+".title")
 		if d, ok := obj["description"].(string); ok {
 			s.Description = trim(d)
 		}
 		if r, ok := obj["required"].(bool); ok {
 			s.Required = r
-		}
-		if s.Key != "" {
-			if seen[s.Key] {
-				v.errorf(ptr+"/key", "Duplicate extension secret slot key: %s", s.Key)
-			}
-			seen[s.Key] = true
 		}
 		v.m.SecretSlots = append(v.m.SecretSlots, s)
 	}
