@@ -107,9 +107,9 @@ func (v *validator) files() {
 	}
 	if c := v.m.Contributes; c != nil && c.Desktop != nil {
 		for i, css := range c.Desktop.CSS {
-			label := fmt.Sprintf("spiritExtension.contributes.desktop.css[%d].path", i)
-			v.checkFile(fmt.Sprintf("/spiritExtension/contributes/desktop/css/%d/path", i), label, css.Path,
-				fmt.Sprintf("The file referenced by extension %s does not exist: %s", label, css.Path))
+			ptr, label := element("/spiritExtension/contributes/desktop/css", "spiritExtension.contributes.desktop.css", v.cssIndex[i])
+			label += ".path"
+			v.checkFile(ptr+"/path", label, css.Path, "The file referenced by extension "+label+" does not exist: "+css.Path)
 		}
 	}
 }
@@ -237,15 +237,15 @@ func (v *validator) warnings(root map[string]any) {
 func (v *validator) toolSchemas() {
 	seen := map[string]bool{}
 	for i, t := range v.m.Tools() {
-		ptr := fmt.Sprintf("/spiritExtension/contributes/tools/%d", i)
+		ptr, label := element("/spiritExtension/contributes/tools", "spiritExtension.contributes.tools", v.toolIndex[i])
 		if t.Name != "" && v.fail(ptr+"/name") == failNone {
 			if seen[t.Name] {
 				v.errorf(ptr+"/name", "Duplicate extension tool name: %s", t.Name)
 			}
 			seen[t.Name] = true
 		}
-		v.objectSchema(ptr+"/inputSchema", fmt.Sprintf("spiritExtension.contributes.tools[%d].inputSchema", i), t.InputSchema)
-		v.objectSchema(ptr+"/outputSchema", fmt.Sprintf("spiritExtension.contributes.tools[%d].outputSchema", i), t.OutputSchema)
+		v.objectSchema(ptr+"/inputSchema", label+".inputSchema", t.InputSchema)
+		v.objectSchema(ptr+"/outputSchema", label+".outputSchema", t.OutputSchema)
 	}
 }
 

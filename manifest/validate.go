@@ -48,6 +48,9 @@ type validator struct {
 	report *Report
 	fails  map[string]failure
 	m      *Manifest
+	// toolIndex and cssIndex give, for each parsed tool and stylesheet,
+	// its index in package.json (items that failed are left out of m).
+	toolIndex, cssIndex []int
 }
 
 func (v *validator) add(ptr string, sev Severity, msg string) {
@@ -143,6 +146,13 @@ func (v *validator) validate(doc any, opts Options) {
 		}
 	}
 	v.leftovers()
+}
+
+// element returns the JSON pointer and the reference's label ("a.b[i]") of
+// item i of the list at ptr and label.
+func element(ptr, label string, i int) (string, string) {
+	n := strconv.Itoa(i)
+	return ptr + "/" + n, label + "[" + n + "]"
 }
 
 func hostLabel(h string) string {
@@ -316,8 +326,7 @@ func (v *validator) contributes(se map[string]any) {
 	out := &Contributes{}
 	tools, _ := c["tools"].([]any)
 	for i, t := range tools {
-		ptr := fmt.Sprintf("/spiritExtension/contributes/tools/%d", i)
-		label := fmt.Sprintf("spiritExtension.contributes.tools[%d]", i)
+		ptr, label := element("/spiritExtension/contributes/tools", "spiritExtension.contributes.tools", i)
 		if !v.record(ptr, label) {
 			continue
 		}
@@ -341,6 +350,7 @@ func (v *validator) contributes(se map[string]any) {
 		tool.ApprovalMode = v.enumString(obj, ptr+"/approvalMode", label+".approvalMode")
 		tool.ExecutionMode = v.enumString(obj, ptr+"/executionMode", label+".executionMode")
 		out.Tools = append(out.Tools, tool)
+		v.toolIndex = append(v.toolIndex, i)
 	}
 	if d, ok := c["desktop"].(map[string]any); ok {
 		out.Desktop = v.desktop(d)
@@ -357,8 +367,7 @@ func (v *validator) desktop(d map[string]any) *Desktop {
 	out := &Desktop{}
 	css, _ := d["css"].([]any)
 	for i, c := range css {
-		ptr := fmt.Sprintf("/spiritExtension/contributes/desktop/css/%d", i)
-		label := fmt.Sprintf("spiritExtension.contributes.desktop.css[%d]", i)
+		ptr, label := element("/spiritExtension/contributes/desktop/css", "spiritExtension.contributes.desktop.css", i)
 		if !v.record(ptr, label) {
 			continue
 		}
@@ -375,6 +384,7 @@ func (v *validator) desktop(d map[string]any) *Desktop {
 			item.Media = trim(m)
 		}
 		out.CSS = append(out.CSS, item)
+		v.cssIndex = append(v.cssIndex, i)
 	}
 	const sp = "/spiritExtension/contributes/desktop/settingsPage"
 	if v.fail(sp) == failType {
@@ -428,8 +438,7 @@ func (v *validator) settings(se map[string]any) {
 	items, _ := se["settingsSchema"].([]any)
 	seen := map[string]bool{}
 	for i, it := range items {
-		ptr := fmt.Sprintf("/spiritExtension/settingsSchema/%d", i)
-		label := fmt.Sprintf("spiritExtension.settingsSchema[%d]", i)
+		ptr, label := element("/spiritExtension/settingsSchema", "spiritExtension.settingsSchema", i)
 		if !v.record(ptr, label) {
 			continue
 		}
@@ -515,8 +524,7 @@ func (v *validator) settingOptions(obj map[string]any, ptr, label string, s *Set
 			return
 		}
 		for k, o := range opts.([]any) {
-			op := fmt.Sprintf("%s/%d", p, k)
-			ol := fmt.Sprintf("%s.options[%d]", label, k)
+			op, ol := element(p, label+".options", k)
 			if !v.record(op, ol) {
 				continue
 			}
@@ -568,8 +576,7 @@ func (v *validator) secretSlots(se map[string]any) {
 	items, _ := se["secretSlots"].([]any)
 	seen := map[string]bool{}
 	for i, it := range items {
-		ptr := fmt.Sprintf("/spiritExtension/secretSlots/%d", i)
-		label := fmt.Sprintf("spiritExtension.secretSlots[%d]", i)
+		ptr, label := element("/spiritExtension/secretSlots", "spiritExtension.secretSlots", i)
 		if !v.record(ptr, label) {
 			continue
 		}
@@ -601,7 +608,7 @@ func (v *validator) supportedHosts(se map[string]any) {
 		return
 	}
 	for i, it := range h.([]any) {
-		p := fmt.Sprintf("%s/%d", ptr, i)
+		p := ptr + "/" + strconv.Itoa(i)
 		switch v.fail(p) {
 		case failType:
 			v.errorf(p, "Extension field spiritExtension.supportedHosts must be an array of strings.")

@@ -297,6 +297,19 @@ func TestValidateRules(t *testing.T) {
 		{name: "duplicate tool names", edits: []edit{{"/spiritExtension/contributes/tools/1", `{"name":"lookup_item","description":"d","inputSchema":{"type":"object"}}`}},
 			raw:  strings.Replace(base, `"inputSchema": {"type": "object"}}]`, `"inputSchema": {"type": "object"}}, {"name": "lookup_item", "description": "again", "inputSchema": {"type": "object"}}]`, 1),
 			want: []want{{"/spiritExtension/contributes/tools/1/name", "Duplicate extension tool name: lookup_item"}}},
+		{name: "pointers of later tools stay right when an earlier one is broken",
+			raw: strings.Replace(base, `"tools": [`, `"tools": [7, {"name": "other", "description": "d", "inputSchema": {"type": "string"}}, `, 1),
+			want: []want{
+				{tool, "Extension field " + toolL + " must be an object."},
+				{"/spiritExtension/contributes/tools/1/inputSchema", `Extension field spiritExtension.contributes.tools[1].inputSchema must be a JSON Schema of "type": "object".`},
+			}},
+		{name: "pointers of later stylesheets stay right when an earlier one is broken", edits: []edit{
+			{"/spiritExtension/requestedCapabilities", `["tool-definitions","tool-execution","desktop-ui"]`},
+			{"/spiritExtension/contributes/desktop", `{"css": [{"path": ""}, {"path": "none.css"}]}`}},
+			want: []want{
+				{"/spiritExtension/contributes/desktop/css/0/path", "Extension field spiritExtension.contributes.desktop.css[0].path must not be empty."},
+				{"/spiritExtension/contributes/desktop/css/1/path", "The file referenced by extension spiritExtension.contributes.desktop.css[1].path does not exist: none.css"},
+			}},
 		{name: "duplicate setting keys", edits: []edit{{"/spiritExtension/settingsSchema", `[{"key":"k","type":"string","title":"A"},{"key":"k","type":"boolean","title":"B"}]`}},
 			want: []want{{"/spiritExtension/settingsSchema/1/key", "Duplicate extension setting key: k"}}},
 		{name: "duplicate secret keys", edits: []edit{{"/spiritExtension/requestedCapabilities", `["tool-definitions","tool-execution","secret-storage"]`}, {"/spiritExtension/secretSlots", `[{"key":"k","title":"A"},{"key":"k","title":"B"}]`}},
