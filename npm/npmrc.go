@@ -18,9 +18,20 @@ const DefaultRegistry = "https://registry.npmjs.org/"
 // ParseNpmrc parses the ini text of an .npmrc into key/value pairs, in
 // order. Comments (; and #), section headers and array keys (key[]) are
 // skipped; quoted values are unquoted; "${VAR}" (and "${VAR?}") in keys and
-// values is replaced from getenv (unset variables become ""). It never
-// fails: a line it cannot read is skipped, as npm does.
-func ParseNpmrc(data []byte, getenv func(string) string) map[string]string {
+// values is replaced from getenv. A line it cannot read is skipped, as npm
+// does. Like npm, it refuses a ${VAR} whose variable is not set (a missing
+// token would otherwise turn into an anonymous request and a puzzling 401):
+// the error is a *ConfigError naming it, and the pairs are still returned,
+// with "" in its place. ${VAR?} is "" when VAR is not set.
+func ParseNpmrc(data []byte, getenv func(string) string) (map[string]string, error) {
+	var missing []string
+	lookup := func(name string, optional bool) string {
+		v := getenv(name)
+		if v == "" && !optional && !slices.Contains(missing, name) {
+			missing = append(missing, name)
+		}
+		return v
+	}
 	out := map[string]string{}
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	sc.Buffer(make([]byte, 0, 4096), 1<<20)
@@ -37,15 +48,18 @@ func ParseNpmrc(data []byte, getenv func(string) string) map[string]string {
 		if len(v) >= 2 && (v[0] == '"' && v[len(v)-1] == '"' || v[0] == '\'' && v[len(v)-1] == '\'') {
 			v = v[1 : len(v)-1]
 		}
-		out[expandEnv(k, getenv)] = expandEnv(v, getenv)
+		out[expandEnv(k, lookup)] = expandEnv(v, lookup)
 	}
-	return out
+	if len(missing) > 0 {
+		return out, &ConfigError{Msg: "Failed to replace env in config: ${" + strings.Join(missing, "}, ${") + "} (not set)"}
+	}
+	return out, nil
 }
 
 var envRe = regexp.MustCompile(`(\\*)\$\{([^${}?]+)(\?)?\}`)
 
-// expandEnv replaces ${VAR} as npm does; a backslash escapes it.
-func expandEnv(s string, getenv func(string) string) string {
+// expandEnv replaces ${VAR} and ${VAR?} as npm does; a backslash escapes it.
+func expandEnv(s string, lookup func(name string, optional bool) string) string {
 	if !strings.Contains(s, "${") {
 		return s
 	}
@@ -55,7 +69,7 @@ func expandEnv(s string, getenv func(string) string) string {
 		if esc%2 == 1 {
 			return strings.Repeat(`\`, (esc-1)/2) + m[esc:]
 		}
-		return strings.Repeat(`\`, esc/2) + getenv(sub[2])
+		return strings.Repeat(`\`, esc/2) + lookup(sub[2], sub[3] == "?")
 	})
 }
 
@@ -94,7 +108,11 @@ func loadSettings(cfg Config, getenv func(string) string) (*settings, error) {
 		if err != nil {
 			continue
 		}
-		for k, v := range ParseNpmrc(data, getenv) {
+		pairs, err := ParseNpmrc(data, getenv)
+		if err != nil {
+			return nil, &ConfigError{Msg: strings.TrimPrefix(err.Error(), "npm configuration: ") + " in " + f}
+		}
+		for k, v := range pairs {
 			merged[k] = v
 		}
 	}

@@ -1,8 +1,10 @@
 package npm
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -27,7 +29,10 @@ func TestParseNpmrc(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := ParseNpmrc([]byte(tt.in), getenv)
+			got, err := ParseNpmrc([]byte(tt.in), getenv)
+			if err != nil {
+				t.Fatal(err)
+			}
 			if len(got) != len(tt.want) {
 				t.Fatalf("got %v, want %v", got, tt.want)
 			}
@@ -101,11 +106,31 @@ func TestSettingsBadRegistry(t *testing.T) {
 	}
 }
 
+func TestParseNpmrcUnsetVariable(t *testing.T) {
+	got, err := ParseNpmrc([]byte("//r/:_authToken=${NPM_TOKEN}\nregistry=https://r/\nx=${A}${A}"), func(string) string { return "" })
+	var ce *ConfigError
+	if !errors.As(err, &ce) || ce.Msg != "Failed to replace env in config: ${NPM_TOKEN}, ${A} (not set)" {
+		t.Fatalf("err = %v", err)
+	}
+	if got["registry"] != "https://r/" || got["//r/:_authToken"] != "" {
+		t.Errorf("pairs = %v", got)
+	}
+	// The client says which file holds it.
+	home := t.TempDir()
+	if err := os.WriteFile(filepath.Join(home, ".npmrc"), []byte("//r/:_authToken=${NPM_TOKEN}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, err = NewClient(Config{HomeDir: home, Getenv: func(string) string { return "" }})
+	if !errors.As(err, &ce) || !strings.Contains(err.Error(), "${NPM_TOKEN}") || !strings.Contains(err.Error(), filepath.Join(home, ".npmrc")) {
+		t.Fatalf("NewClient: %v", err)
+	}
+}
+
 func FuzzParseNpmrc(f *testing.F) {
 	f.Add([]byte("registry=https://r/\n//r/:_authToken=${T}\n@s:registry=http://x\n"))
 	f.Add([]byte("a='b\n[x]\n;c\n\\${X}=${Y?}"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		m := ParseNpmrc(data, func(string) string { return "v" })
+		m, _ := ParseNpmrc(data, func(string) string { return "v" })
 		dir := t.TempDir()
 		if err := os.WriteFile(filepath.Join(dir, ".npmrc"), data, 0o600); err != nil {
 			t.Fatal(err)
