@@ -19,8 +19,8 @@ const DefaultRegistry = "https://registry.npmjs.org/"
 // order. Comments (; and #), section headers and array keys (key[]) are
 // skipped; quoted values are unquoted; "${VAR}" (and "${VAR?}") in keys and
 // values is replaced from getenv. A line it cannot read is skipped, as npm
-// does. Like npm, it refuses a ${VAR} whose variable is not set (a missing
-// token would otherwise turn into an anonymous request and a puzzling 401):
+// does. It refuses a ${VAR} whose variable is not set, as npm 6 did (npm 9
+// sends the text as is, and a missing token becomes a puzzling 401):
 // the error is a *ConfigError naming it, and the pairs are still returned,
 // with "" in its place. ${VAR?} is "" when VAR is not set.
 func ParseNpmrc(data []byte, getenv func(string) string) (map[string]string, error) {
