@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -32,6 +33,7 @@ type fakeRegistry struct {
 	refuseAbbrev bool   // answer 406 to the abbreviated Accept
 	fail         int    // answer 503 to this many more requests
 	stallBody    bool   // send half a tarball, then stall
+	cutBody      int    // break this many more tarball responses off half way
 	slowHeaders  time.Duration
 	requests     []string // "METHOD path accept auth"
 	auths        []string
@@ -119,6 +121,10 @@ func (r *fakeRegistry) serve(w http.ResponseWriter, req *http.Request) {
 		r.fail--
 	}
 	slow, stall := r.slowHeaders, r.stallBody
+	cut := r.cutBody > 0 && strings.Contains(req.URL.Path, "/-/")
+	if cut {
+		r.cutBody--
+	}
 	r.mu.Unlock()
 	if fail {
 		http.Error(w, "unavailable", http.StatusServiceUnavailable)
@@ -142,6 +148,19 @@ func (r *fakeRegistry) serve(w http.ResponseWriter, req *http.Request) {
 		name := path[1:i]
 		for v, data := range r.pkgs[name].versions {
 			if r.tarballPath(name, v) == path {
+				if cut {
+					// Promise the whole tarball, send half, and drop the connection.
+					conn, buf, err := w.(http.Hijacker).Hijack()
+					if err != nil {
+						r.t.Error(err)
+						return
+					}
+					fmt.Fprintf(buf, "HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n", len(data))
+					buf.Write(data[:len(data)/2])
+					buf.Flush()
+					conn.Close()
+					return
+				}
 				if stall {
 					w.Header().Set("Content-Length", fmt.Sprint(len(data)))
 					w.Write(data[:len(data)/2])
@@ -573,6 +592,54 @@ func TestRetries(t *testing.T) {
 			t.Errorf("%d requests, want 1", n)
 		}
 	})
+}
+
+func TestTarballBodyRetries(t *testing.T) {
+	for _, tt := range []struct {
+		name    string
+		cut     int
+		wantErr bool
+	}{
+		{name: "cut twice, then whole", cut: 2},
+		{name: "cut three times", cut: 3, wantErr: true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			reg := newFakeRegistry(t)
+			reg.publish("p", map[string]string{"latest": "1.0.0"}, "1.0.0")
+			cache := t.TempDir()
+			c := newTestClient(t, reg, cache, nil)
+			r, err := c.Resolve(context.Background(), mustSpec(t, "npm:p"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			reg.mu.Lock()
+			reg.cutBody = tt.cut
+			reg.mu.Unlock()
+			tb, err := c.FetchTarball(context.Background(), r)
+			if tt.wantErr {
+				if err == nil || !strings.Contains(err.Error(), "after 3 tries") {
+					t.Fatalf("err = %v", err)
+				}
+				var left []string
+				filepath.WalkDir(cache, func(p string, d fs.DirEntry, err error) error {
+					if err == nil && !d.IsDir() && strings.HasSuffix(p, ".tgz") {
+						left = append(left, p)
+					}
+					return nil
+				})
+				if len(left) != 0 {
+					t.Errorf("broken downloads left in the cache: %v", left)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if data, _ := os.ReadFile(tb.Path); !bytes.Equal(data, reg.pkgs["p"].versions["1.0.0"]) {
+				t.Error("the cached tarball is not the published one")
+			}
+		})
+	}
 }
 
 func TestTimeoutsAndLimits(t *testing.T) {

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"time"
 )
 
 // Tarball is a downloaded and verified tarball.
@@ -67,7 +68,7 @@ func (c *Client) FetchTarball(ctx context.Context, r *Resolved) (*Tarball, error
 			return nil, fmt.Errorf("npm cache: %w", err)
 		}
 	}
-	tmp, sri, err := c.download(ctx, r, e, dir, label)
+	tmp, sri, err := c.downloadWithRetries(ctx, r, e, dir, label)
 	if err != nil {
 		return nil, err
 	}
@@ -100,6 +101,38 @@ func (c *Client) fromCache(path string, e *expectation, r *Resolved) (*Tarball, 
 		return nil, err
 	}
 	return &Tarball{Path: path, Integrity: sri, Cached: true}, nil
+}
+
+// bodyError is a response body that broke off or stalled part way: the
+// download may be tried again.
+type bodyError struct{ err error }
+
+func (e *bodyError) Error() string { return e.err.Error() }
+func (e *bodyError) Unwrap() error { return e.err }
+
+// downloadWithRetries is download, tried again (up to 3 times in all, with a
+// growing pause) when the body breaks off part way. Connection errors and
+// 5xx are already retried by get; integrity failures never are.
+func (c *Client) downloadWithRetries(ctx context.Context, r *Resolved, e *expectation, dir, label string) (path, sri string, err error) {
+	delay := c.cfg.RetryDelay
+	for try := 1; ; try++ {
+		path, sri, err = c.download(ctx, r, e, dir, label)
+		var be *bodyError
+		if err == nil || !errors.As(err, &be) || ctx.Err() != nil {
+			return path, sri, err
+		}
+		if try == tries {
+			return "", "", fmt.Errorf("%w (after %d tries)", err, tries)
+		}
+		t := time.NewTimer(delay)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return "", "", ctx.Err()
+		case <-t.C:
+		}
+		delay *= 2
+	}
 }
 
 // download streams the tarball into a temp file in dir while hashing it.
@@ -139,7 +172,7 @@ func (c *Client) download(ctx context.Context, r *Resolved, e *expectation, dir,
 		err = fmt.Errorf("%w: %s is larger than the limit of %d bytes", ErrTooLarge, label, limit)
 	}
 	if err != nil && !errors.Is(err, ErrTooLarge) {
-		err = fmt.Errorf("tarball of %s: GET %s: %w", label, resp.url, err)
+		err = &bodyError{fmt.Errorf("tarball of %s: GET %s: %w", label, resp.url, err)}
 	}
 	if err == nil {
 		sri, err = h.check(r.Name, r.Version)
