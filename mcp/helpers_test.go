@@ -126,8 +126,9 @@ type env struct {
 
 // serverOptions tweak a test server.
 type serverOptions struct {
-	callTimeout time.Duration
-	approve     bool
+	callTimeout    time.Duration
+	approve        bool
+	sessionTimeout time.Duration
 }
 
 func newServer(t *testing.T, p *paths.Paths, so serverOptions) (*Server, *runtime.Host, *warnings) {
@@ -137,7 +138,8 @@ func newServer(t *testing.T, p *paths.Paths, so serverOptions) (*Server, *runtim
 	}
 	h := testHost(t, p, so.callTimeout)
 	w := &warnings{}
-	s, err := New(Options{Host: h, Approve: so.approve, PollInterval: 50 * time.Millisecond, Reporter: w, WorkspaceRoot: "/work/root"})
+	s, err := New(Options{Host: h, Approve: so.approve, PollInterval: 50 * time.Millisecond, Reporter: w, WorkspaceRoot: "/work/root",
+		SessionTimeout: so.sessionTimeout})
 	if err != nil {
 		t.Fatal(err)
 	}

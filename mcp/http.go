@@ -96,7 +96,8 @@ func EnsureToken(file string) (string, error) {
 // Handler returns the streamable HTTP handler of s at Path, which answers
 // 401 to any request without "Authorization: Bearer <token>".
 func (s *Server) Handler(token string) http.Handler {
-	h := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s.srv }, nil)
+	h := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s.srv },
+		&sdk.StreamableHTTPOptions{SessionTimeout: s.opts.SessionTimeout})
 	want := []byte("Bearer " + token)
 	mux := http.NewServeMux()
 	mux.Handle(Path, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

@@ -3,8 +3,10 @@ package mcp
 import (
 	"context"
 	"errors"
+	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -100,6 +102,48 @@ func TestEnsureToken(t *testing.T) {
 			t.Errorf("err = %v, want an empty-file error", err)
 		}
 	})
+}
+
+// An HTTP session with no request for SessionTimeout is closed; its id is
+// then unknown to the server.
+func TestHTTPIdleSessionCloses(t *testing.T) {
+	t.Parallel()
+	p := paths.New(t.TempDir(), paths.HostCLI)
+	installFixture(t, p, "tools-ext")
+	s, _, _ := newServer(t, p, serverOptions{sessionTimeout: 300 * time.Millisecond})
+	srv := httptest.NewServer(s.Handler("tok"))
+	defer srv.Close()
+	post := func(session, body string) *http.Response {
+		t.Helper()
+		req, _ := http.NewRequest(http.MethodPost, srv.URL+Path, strings.NewReader(body))
+		req.Header.Set("Authorization", "Bearer tok")
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		if session != "" {
+			req.Header.Set("Mcp-Session-Id", session)
+			req.Header.Set("Mcp-Protocol-Version", "2025-06-18")
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		return resp
+	}
+	resp := post("", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`)
+	id := resp.Header.Get("Mcp-Session-Id")
+	if resp.StatusCode != http.StatusOK || id == "" {
+		t.Fatalf("initialize: %d, session %q", resp.StatusCode, id)
+	}
+	const ping = `{"jsonrpc":"2.0","id":2,"method":"ping"}`
+	if r := post(id, ping); r.StatusCode != http.StatusOK {
+		t.Fatalf("ping in the live session: %d", r.StatusCode)
+	}
+	time.Sleep(time.Second)
+	if r := post(id, ping); r.StatusCode != http.StatusNotFound {
+		t.Fatalf("ping after the idle timeout: %d, want 404", r.StatusCode)
+	}
 }
 
 func TestHTTPNeedsToken(t *testing.T) {

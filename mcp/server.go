@@ -20,6 +20,10 @@ import (
 // DefaultPollInterval is how often a Server looks for installs and removes.
 const DefaultPollInterval = time.Second
 
+// DefaultSessionTimeout is how long an HTTP session may stay idle before it
+// is closed (the client then starts a new one).
+const DefaultSessionTimeout = 30 * time.Minute
+
 // ProtocolVersions returns the MCP protocol versions the server offers: the
 // initialize-based ones, which have sessions and server-to-client requests.
 func ProtocolVersions() []string {
@@ -59,6 +63,9 @@ type Options struct {
 	WorkspaceRoot string
 	// Reporter hears warnings; it may be nil.
 	Reporter Reporter
+	// SessionTimeout closes an HTTP session that has had no request for
+	// this long; zero means DefaultSessionTimeout.
+	SessionTimeout time.Duration
 }
 
 // Server is an MCP server over a runtime.Host. Create it with New and Close
@@ -101,6 +108,9 @@ func New(opts Options) (*Server, error) {
 	}
 	if opts.Version == "" {
 		opts.Version = "dev"
+	}
+	if opts.SessionTimeout <= 0 {
+		opts.SessionTimeout = DefaultSessionTimeout
 	}
 	if opts.PollInterval == 0 {
 		opts.PollInterval = DefaultPollInterval
