@@ -18,6 +18,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/spiritagents/spirit/internal/atomicfile"
 )
 
 // Errors of fetching.
@@ -109,11 +111,11 @@ func (c *Client) writeCache(u *url.URL, body []byte, m *cacheMeta) bool {
 	if os.MkdirAll(filepath.Dir(bodyFile), 0o755) != nil {
 		return false
 	}
-	if body != nil && writeFileAtomic(bodyFile, body) != nil {
+	if body != nil && atomicfile.Write(bodyFile, body, 0o600) != nil {
 		return false
 	}
 	raw, _ := json.Marshal(m)
-	return writeFileAtomic(metaFile, raw) == nil
+	return atomicfile.Write(metaFile, raw, 0o600) == nil
 }
 
 // parsedCatalog is the parsed form of a cached catalog.json, kept beside
@@ -147,26 +149,8 @@ func (c *Client) readParsed(u *url.URL, digest string) *Catalog {
 func (c *Client) writeParsed(u *url.URL, digest string, cat *Catalog) {
 	var buf bytes.Buffer
 	if gob.NewEncoder(&buf).Encode(parsedCatalog{Digest: digest, Items: cat.Items, Warnings: cat.Warnings}) == nil {
-		_ = writeFileAtomic(c.parsedFile(u), buf.Bytes())
+		_ = atomicfile.Write(c.parsedFile(u), buf.Bytes(), 0o600)
 	}
-}
-
-func writeFileAtomic(file string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(file), "."+filepath.Base(file)+".tmp-*")
-	if err != nil {
-		return err
-	}
-	_, err = tmp.Write(data)
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), file)
-	}
-	if err != nil {
-		os.Remove(tmp.Name())
-	}
-	return err
 }
 
 // get reads loc, capped at limit bytes.

@@ -13,6 +13,8 @@ import (
 
 	git "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
+
+	"github.com/spiritagents/spirit/internal/atomicfile"
 )
 
 // gitStamp is stored beside a clone: when it was fetched, from where.
@@ -82,7 +84,7 @@ func (c *Client) gitDir(ctx context.Context) (string, *Origin, error) {
 	}
 	_ = os.RemoveAll(old)
 	raw, _ := json.Marshal(gitStamp{Repo: src.Repo, Ref: src.Ref, FetchedAt: now})
-	_ = writeFileAtomic(stampFile, raw)
+	_ = atomicfile.Write(stampFile, raw, 0o600)
 	return registryRoot(dir), &Origin{Location: src.String()}, nil
 }
 

@@ -19,6 +19,7 @@ import (
 	"github.com/Masterminds/semver/v3"
 	"github.com/gofrs/flock"
 
+	"github.com/spiritagents/spirit/internal/atomicfile"
 	"github.com/spiritagents/spirit/internal/paths"
 )
 
@@ -310,10 +311,10 @@ func (in *Installer) writeRecords(reg []Entry, recs map[string]*Record, entry En
 	} else {
 		delete(recs, entry.ID)
 	}
-	if err := writeFileAtomic(in.Paths.RegistryFile(), encodeRegistry(out)); err != nil {
+	if err := atomicfile.WriteDurable(in.Paths.RegistryFile(), encodeRegistry(out), 0o644); err != nil {
 		return err
 	}
-	return writeFileAtomic(in.Paths.InstalledFile(), encodeRecords(recs))
+	return atomicfile.WriteDurable(in.Paths.InstalledFile(), encodeRecords(recs), 0o644)
 }
 
 // generation is the metadata kept beside a generation directory.
@@ -348,7 +349,7 @@ func (in *Installer) keepGeneration(id, version, old string, e *Entry, r *Record
 	}
 	name := generationName(version)
 	meta, _ := json.MarshalIndent(generation{Entry: e, Record: r}, "", "  ")
-	if writeFileAtomic(filepath.Join(root, name+".json"), meta) != nil {
+	if atomicfile.WriteDurable(filepath.Join(root, name+".json"), meta, 0o644) != nil {
 		return trash
 	}
 	_ = os.Rename(old, filepath.Join(root, name))

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 
@@ -164,33 +163,4 @@ func readRecords(file string) map[string]*Record {
 func encodeRecords(recs map[string]*Record) []byte {
 	data, _ := json.MarshalIndent(recordsFile{SchemaVersion: 1, Extensions: recs}, "", "  ")
 	return append(data, '\n')
-}
-
-// writeFileAtomic writes data to a temporary file beside file and renames
-// it over file, so a reader sees the old or the new content, never a mix.
-func writeFileAtomic(file string, data []byte) error {
-	if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
-		return err
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(file), "."+filepath.Base(file)+".tmp-*")
-	if err != nil {
-		return err
-	}
-	_, err = tmp.Write(data)
-	if err == nil {
-		err = tmp.Sync()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Chmod(tmp.Name(), 0o644)
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), file)
-	}
-	if err != nil {
-		os.Remove(tmp.Name())
-	}
-	return err
 }

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+
+	"github.com/spiritagents/spirit/internal/atomicfile"
 )
 
 const journalName = "journal"
@@ -14,7 +16,7 @@ const journalName = "journal"
 func exchangeByRenames(a, b string) error {
 	journal := filepath.Join(filepath.Dir(a), journalName)
 	old := a + ".old"
-	if err := writeFileAtomic(journal, []byte(b)); err != nil {
+	if err := atomicfile.WriteDurable(journal, []byte(b), 0o644); err != nil {
 		return err
 	}
 	if err := os.Rename(b, old); err != nil {

@@ -17,6 +17,8 @@ import (
 	"strings"
 
 	"github.com/Masterminds/semver/v3"
+
+	"github.com/spiritagents/spirit/internal/atomicfile"
 )
 
 // Packument is the part of a package document (abbreviated or full) that
@@ -230,33 +232,11 @@ func (c *Client) document(ctx context.Context, u, accept, name string) ([]byte, 
 	if bodyPath != "" {
 		m, _ := json.Marshal(docMeta{URL: Redact(u), ETag: resp.header.Get("ETag")})
 		// The cache is an optimisation: failing to write it is not an error.
-		if writeFileAtomic(bodyPath, data) == nil {
-			_ = writeFileAtomic(metaPath, m)
+		if atomicfile.Write(bodyPath, data, 0o600) == nil {
+			_ = atomicfile.Write(metaPath, m, 0o600)
 		}
 	}
 	return data, nil
-}
-
-// writeFileAtomic writes data to a temp file beside path and renames it.
-func writeFileAtomic(path string, data []byte) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
-	f, err := os.CreateTemp(filepath.Dir(path), ".tmp-*")
-	if err != nil {
-		return err
-	}
-	_, err = f.Write(data)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), path)
-	}
-	if err != nil {
-		os.Remove(f.Name())
-	}
-	return err
 }
 
 var preRe = regexp.MustCompile(`(\d+)\.(\d+)\.(\d+)-[0-9A-Za-z.-]+`)

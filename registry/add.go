@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/spiritagents/spirit/internal/atomicfile"
 	"github.com/spiritagents/spirit/manifest"
 	"github.com/spiritagents/spirit/npm"
 )
@@ -127,12 +128,12 @@ func Add(ctx context.Context, opts AddOptions) (*AddResult, error) {
 		Set("versions", Array(Object().Set("version", String(version)).Set("channel", String("stable")).Set("reviewStatus", String("unverified"))))
 	readme := readmeFor(opts.Package, version, raw, doc.Readme)
 	if _, err := os.Stat(res.ReadmePath); errors.Is(err, os.ErrNotExist) {
-		if err := writeAtomic(res.ReadmePath, []byte(readme)); err != nil {
+		if err := atomicfile.Write(res.ReadmePath, []byte(readme), 0o644); err != nil {
 			return nil, err
 		}
 		res.ReadmeWritten = true
 	}
-	if err := writeAtomic(entryPath, Encode(entry)); err != nil {
+	if err := atomicfile.Write(entryPath, Encode(entry), 0o644); err != nil {
 		return nil, err
 	}
 	return res, nil

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"slices"
 	"sync"
+
+	"github.com/spiritagents/spirit/internal/atomicfile"
 )
 
 // Packuments gives raw full npm packuments. *npm.Client satisfies it.
@@ -328,7 +330,7 @@ func writeOutputs(root string, results []*built, catalog []byte, check bool, res
 		res.Written = append(res.Written, "registry/catalog.json")
 		if check {
 			diff.WriteString(UnifiedDiff("a/registry/catalog.json", "b/registry/catalog.json", old, catalog))
-		} else if err := writeAtomic(catalogPath, catalog); err != nil {
+		} else if err := atomicfile.Write(catalogPath, catalog, 0o644); err != nil {
 			return err
 		}
 	}
@@ -349,7 +351,7 @@ func writeDetails(root string, changed []*built) error {
 			defer wg.Done()
 			for i := range next {
 				b := changed[i]
-				errs[i] = writeAtomic(filepath.Join(extensionsDir(root), b.entry.ID(), "detail.json"), b.detail)
+				errs[i] = atomicfile.Write(filepath.Join(extensionsDir(root), b.entry.ID(), "detail.json"), b.detail, 0o644)
 			}
 		}()
 	}
@@ -359,39 +361,4 @@ func writeDetails(root string, changed []*built) error {
 	close(next)
 	wg.Wait()
 	return errors.Join(errs...)
-}
-
-// writeAtomic writes data to path through a temporary file in the same
-// folder and a rename, so readers see the old bytes or the new ones.
-func writeAtomic(path string, data []byte) error {
-	dir := filepath.Dir(path)
-	if _, err := os.Stat(dir); err != nil {
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return err
-		}
-	}
-	var tmp *os.File
-	var name string
-	var err error
-	for i := range 100 {
-		name = fmt.Sprintf("%s.tmp-%d-%d", path, os.Getpid(), i)
-		tmp, err = os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-		if !errors.Is(err, os.ErrExist) {
-			break
-		}
-	}
-	if err != nil {
-		return err
-	}
-	_, werr := tmp.Write(data)
-	cerr := tmp.Close()
-	if err := errors.Join(werr, cerr); err != nil {
-		os.Remove(name)
-		return err
-	}
-	if err := os.Rename(name, path); err != nil {
-		os.Remove(name)
-		return err
-	}
-	return nil
 }

@@ -6,10 +6,10 @@ import (
 	"fmt"
 	"math"
 	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 
+	"github.com/spiritagents/spirit/internal/atomicfile"
 	"github.com/spiritagents/spirit/internal/paths"
 	"github.com/spiritagents/spirit/manifest"
 )
@@ -135,28 +135,7 @@ func (s *Settings) save(id string, st *stored) error {
 		b.WriteString("\n")
 	}
 	b.WriteString("}\n")
-	file := s.paths.SettingsFile(id)
-	if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
-		return err
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(file), ".ext-*.tmp")
-	if err != nil {
-		return err
-	}
-	if _, err := tmp.Write(b.Bytes()); err != nil {
-		tmp.Close()
-		os.Remove(tmp.Name())
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		os.Remove(tmp.Name())
-		return err
-	}
-	if err := os.Rename(tmp.Name(), file); err != nil {
-		os.Remove(tmp.Name())
-		return err
-	}
-	return nil
+	return atomicfile.Write(s.paths.SettingsFile(id), b.Bytes(), 0o600)
 }
 
 func marshalNoEscape(v any) ([]byte, error) {

@@ -1,0 +1,42 @@
+package atomicfile
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+func TestWrite(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "a", "b", "f.json")
+	for _, w := range []func(string, []byte, os.FileMode) error{Write, WriteDurable} {
+		if err := w(path, []byte("one"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := w(path, []byte("two"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		data, err := os.ReadFile(path)
+		if err != nil || string(data) != "two" {
+			t.Fatalf("got %q, %v", data, err)
+		}
+		if fi, _ := os.Stat(path); fi.Mode().Perm() != 0o600 {
+			t.Errorf("mode %v", fi.Mode().Perm())
+		}
+	}
+	entries, _ := os.ReadDir(filepath.Dir(path))
+	if len(entries) != 1 {
+		t.Errorf("temporary files left: %v", entries)
+	}
+	// A failure (the target is a directory) leaves no temporary file behind.
+	if err := Write(dir, []byte("x"), 0o644); err == nil {
+		t.Error("writing over a directory succeeded")
+	}
+	if entries, _ := os.ReadDir(filepath.Dir(dir)); len(entries) == 0 {
+		t.Fatal("unexpected empty parent")
+	}
+	matches, _ := filepath.Glob(filepath.Join(filepath.Dir(dir), ".*.tmp-*"))
+	if len(matches) != 0 {
+		t.Errorf("temporary files left after a failure: %v", matches)
+	}
+}
