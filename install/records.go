@@ -10,6 +10,8 @@ import (
 
 	"golang.org/x/text/collate"
 	"golang.org/x/text/language"
+
+	"github.com/spiritagents/spirit/internal/jsjson"
 )
 
 // Entry is one entry of the reference's extensions.json, field for field.
@@ -105,16 +107,9 @@ func encodeRegistry(entries []Entry) []byte {
 	return buf.Bytes()
 }
 
-// jsString encodes s as JavaScript's JSON.stringify does: no HTML escaping,
-// and U+2028/U+2029 left as they are.
+// jsString encodes s as JavaScript's JSON.stringify does.
 func jsString(s string) []byte {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(s)
-	b := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
-	b = bytes.ReplaceAll(b, []byte(`\u2028`), []byte("\u2028"))
-	b = bytes.ReplaceAll(b, []byte(`\u2029`), []byte("\u2029"))
+	b, _ := jsjson.Marshal(s) // a string always encodes
 	return b
 }
 

@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/spiritagents/spirit/internal/atomicfile"
+	"github.com/spiritagents/spirit/internal/jsjson"
 	"github.com/spiritagents/spirit/internal/paths"
 	"github.com/spiritagents/spirit/manifest"
 )
@@ -124,8 +125,8 @@ func (s *Settings) save(id string, st *stored) error {
 		if i > 0 {
 			b.WriteString(",")
 		}
-		kb, _ := marshalNoEscape(k)
-		vb, err := marshalNoEscape(st.values[k])
+		kb, _ := jsjson.Marshal(k)
+		vb, err := jsjson.Marshal(st.values[k])
 		if err != nil {
 			return err
 		}
@@ -136,16 +137,6 @@ func (s *Settings) save(id string, st *stored) error {
 	}
 	b.WriteString("}\n")
 	return atomicfile.Write(s.paths.SettingsFile(id), b.Bytes(), 0o600)
-}
-
-func marshalNoEscape(v any) ([]byte, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimRight(b.Bytes(), "\n"), nil
 }
 
 // checkValue applies the reference's type rules to a non-null value.

@@ -57,6 +57,11 @@ func TestSettings(t *testing.T) {
 			want:    map[string]any{"greeting": "hi", "mode": "a", "count": 1.0},
 		},
 		{
+			name: "written as JSON.stringify writes it", keys: []string{"greeting"}, values: map[string]any{"greeting": "<hi> & a\u2028b"},
+			want: map[string]any{"greeting": "<hi> & a\u2028b", "mode": "a"},
+			file: "{\n  \"greeting\": \"<hi> & a\u2028b\"\n}\n",
+		},
+		{
 			name: "unknown stored keys are kept but not returned", stored: `{"legacy": "x"}`,
 			keys: []string{"loud", "mode"}, values: map[string]any{"loud": true, "mode": "b"},
 			want: map[string]any{"greeting": "hi", "mode": "b", "loud": true},
