@@ -17,7 +17,7 @@ import (
 
 	"github.com/spiritagents/spirit/install"
 	"github.com/spiritagents/spirit/install/internal/corpus"
-	"github.com/spiritagents/spirit/internal/paths"
+	"github.com/spiritagents/spirit/paths"
 )
 
 const corpusDir = "../testdata/install"

@@ -1,6 +1,6 @@
 // Package install installs, lists, removes and rolls back Spirit Agent
 // extensions in one host's install tree, the same tree the Spirit Agent apps
-// use (see internal/paths): pkg-<base64url(id)>/ per extension and the
+// use (see package paths): pkg-<base64url(id)>/ per extension and the
 // reference's extensions.json, plus spirit's own state under .spirit/.
 //
 // # Sources

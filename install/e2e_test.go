@@ -18,7 +18,7 @@ import (
 
 	"github.com/spiritagents/spirit/install"
 	"github.com/spiritagents/spirit/install/internal/corpus"
-	"github.com/spiritagents/spirit/internal/paths"
+	"github.com/spiritagents/spirit/paths"
 )
 
 // buildSpirit builds the real binary once into a temporary directory.

@@ -20,7 +20,7 @@ import (
 	"github.com/gofrs/flock"
 
 	"github.com/spiritagents/spirit/internal/atomicfile"
-	"github.com/spiritagents/spirit/internal/paths"
+	"github.com/spiritagents/spirit/paths"
 )
 
 // DefaultLockTimeout is how long a command waits for another one by default.

@@ -12,8 +12,8 @@ import (
 	"golang.org/x/text/collate"
 	"golang.org/x/text/language"
 
-	"github.com/spiritagents/spirit/internal/paths"
 	"github.com/spiritagents/spirit/manifest"
+	"github.com/spiritagents/spirit/paths"
 )
 
 // Installed is one installed extension as found on disk.

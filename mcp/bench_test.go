@@ -10,7 +10,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/spiritagents/spirit/internal/paths"
+	"github.com/spiritagents/spirit/paths"
 	"github.com/spiritagents/spirit/runtime"
 )
 

@@ -12,7 +12,7 @@ import (
 
 	"github.com/gofrs/flock"
 
-	"github.com/spiritagents/spirit/internal/paths"
+	"github.com/spiritagents/spirit/paths"
 )
 
 // nodeClientPackage is the independent client the end-to-end test uses.

@@ -16,7 +16,7 @@ import (
 	"github.com/99designs/keyring"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/spiritagents/spirit/internal/paths"
+	"github.com/spiritagents/spirit/paths"
 	"github.com/spiritagents/spirit/runtime"
 )
 

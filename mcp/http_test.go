@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/spiritagents/spirit/internal/paths"
+	"github.com/spiritagents/spirit/paths"
 )
 
 func TestCheckListen(t *testing.T) {

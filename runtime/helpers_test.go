@@ -9,7 +9,7 @@ import (
 
 	"github.com/99designs/keyring"
 
-	"github.com/spiritagents/spirit/internal/paths"
+	"github.com/spiritagents/spirit/paths"
 )
 
 // installFixtures copies testdata/runtime/<name> dirs into a fresh data

@@ -17,8 +17,8 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/spiritagents/spirit/install"
-	"github.com/spiritagents/spirit/internal/paths"
 	"github.com/spiritagents/spirit/manifest"
+	"github.com/spiritagents/spirit/paths"
 )
 
 //go:embed runner/runner.mjs

@@ -11,8 +11,8 @@ import (
 
 	"github.com/spiritagents/spirit/internal/atomicfile"
 	"github.com/spiritagents/spirit/internal/jsjson"
-	"github.com/spiritagents/spirit/internal/paths"
 	"github.com/spiritagents/spirit/manifest"
+	"github.com/spiritagents/spirit/paths"
 )
 
 // SettingError is a settings value the schema refuses; Message is the

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/spiritagents/spirit/internal/iostreams"
-	"github.com/spiritagents/spirit/internal/paths"
+	"github.com/spiritagents/spirit/paths"
 )
 
 // GlobalOptions are the flags every command shares.

@@ -11,7 +11,7 @@ import (
 
 	"github.com/spiritagents/spirit/install"
 	"github.com/spiritagents/spirit/internal/iostreams"
-	"github.com/spiritagents/spirit/internal/paths"
+	"github.com/spiritagents/spirit/paths"
 )
 
 func writeExt(t *testing.T, version string) string {

@@ -14,8 +14,8 @@ import (
 
 	"github.com/spiritagents/spirit/catalog"
 	"github.com/spiritagents/spirit/install"
-	"github.com/spiritagents/spirit/internal/paths"
 	"github.com/spiritagents/spirit/npm"
+	"github.com/spiritagents/spirit/paths"
 )
 
 // addMarketplaceCommands adds `marketplace …`, `outdated` and `update` to

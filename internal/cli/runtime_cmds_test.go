@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/spiritagents/spirit/internal/iostreams"
-	"github.com/spiritagents/spirit/internal/paths"
+	"github.com/spiritagents/spirit/paths"
 )
 
 // runtimeFactory returns a Factory over a temp data dir holding the named
