@@ -6,19 +6,34 @@ BIN       := bin/spirit
 VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS   := -X github.com/spiritagents/spirit/internal/build.Version=$(VERSION)
 FUZZTIME  ?= 10s
+STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
+# Packages with concurrency: make test runs them under the race detector.
+RACE_PKGS := ./runtime/... ./install/... ./mcp/... ./npm/... ./catalog/...
 
-.PHONY: build test e2e bench fuzz lint demo clean
+.PHONY: build test check e2e bench fuzz lint demo clean
 
 build:
 	$(GO) build -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/spirit
 
-# Every test: unit, command, end-to-end (testscript over the real binary),
-# and the npm end-to-end test against a real Verdaccio that the test starts.
+# Every test: the code gates (make check), unit, command, end-to-end
+# (testscript over the real binary) and the npm end-to-end test against a real
+# Verdaccio that the test starts; the packages with concurrency run under the
+# race detector; then every fuzz target for a few seconds.
 test:
 	bash scripts/test-deps.sh
 	$(GO) mod download
+	$(MAKE) --no-print-directory check
+	$(GO) test -count=1 -timeout 20m -race $(RACE_PKGS)
+	$(GO) test -count=1 -timeout 20m $$($(GO) list ./... | grep -v -E '/(runtime|install|mcp|npm|catalog)(/|$$)')
+	bash scripts/fuzz.sh 3s
+
+# The gates every change must pass: formatting, a tidy go.mod, go vet and
+# staticcheck at a pinned version.
+check:
+	@out=$$(gofmt -l .); if [ -n "$$out" ]; then echo "gofmt -l: these files need gofmt -w:"; echo "$$out"; exit 1; fi
+	$(GO) mod tidy -diff
 	$(GO) vet ./...
-	$(GO) test -count=1 -timeout 20m ./...
+	$(GO) run $(STATICCHECK) ./...
 
 # Only the end-to-end tests (testscript and the real-registry tests).
 e2e:
@@ -34,10 +49,7 @@ bench: build
 fuzz:
 	bash scripts/fuzz.sh $(FUZZTIME)
 
-lint:
-	$(GO) vet ./...
-	@command -v staticcheck >/dev/null 2>&1 || $(GO) install honnef.co/go/tools/cmd/staticcheck@latest
-	PATH="$$PATH:$$($(GO) env GOPATH)/bin" staticcheck ./...
+lint: check
 
 # Builds spirit and runs its main jobs on the examples shipped in the repo, offline.
 demo: build
