@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/spiritagents/spirit/fetch"
 )
 
 func TestDownload(t *testing.T) {
@@ -48,11 +50,9 @@ func TestDownload(t *testing.T) {
 		t.Errorf("http: %v", err)
 	}
 
-	saved := idleTimeout
-	idleTimeout = 200 * time.Millisecond
-	defer func() { idleTimeout = saved }()
+	fc := fetch.New(fetch.Options{HTTP: srv.Client(), Limits: fetch.Limits{IdleTimeout: 200 * time.Millisecond, Tries: 1}})
 	start := time.Now()
-	if _, _, err := Download(ctx, srv.Client(), srv.URL+"/stall.tgz", dir); !errors.Is(err, errIdle) {
+	if _, _, err := DownloadWith(ctx, fc, srv.URL+"/stall.tgz", dir); !errors.Is(err, fetch.ErrStalled) {
 		t.Errorf("stalled body: %v", err)
 	}
 	if d := time.Since(start); d > 5*time.Second {
