@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -61,5 +62,31 @@ func TestDownload(t *testing.T) {
 	entries, _ := os.ReadDir(dir)
 	if len(entries) != 1 {
 		t.Errorf("failed downloads left files behind: %d entries", len(entries))
+	}
+}
+
+// An https URL install does not follow a redirect to plain http, and the
+// http server never sees a request.
+func TestDownloadNoRedirectToHTTP(t *testing.T) {
+	var plainHits atomic.Int32
+	plain := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		plainHits.Add(1)
+		w.Write([]byte("attacker tarball"))
+	}))
+	defer plain.Close()
+	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, plain.URL+"/evil.tgz", http.StatusFound)
+	}))
+	defer srv.Close()
+	dir := t.TempDir()
+	_, _, err := Download(context.Background(), srv.Client(), srv.URL+"/x.tgz", dir)
+	if !errors.Is(err, fetch.ErrInsecureRedirect) || !strings.Contains(err.Error(), plain.URL+"/evil.tgz") {
+		t.Fatalf("err = %v", err)
+	}
+	if plainHits.Load() != 0 {
+		t.Errorf("the http server got %d requests", plainHits.Load())
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Errorf("left %d files", len(entries))
 	}
 }
