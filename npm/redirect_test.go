@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/spiritagents/spirit/fetch"
 )
@@ -118,5 +119,35 @@ func TestNoRedirectToHTTP(t *testing.T) {
 	}
 	if n := len(plain.reqs()); n != 0 {
 		t.Errorf("the http registry got %d requests", n)
+	}
+}
+
+// A tarball server that trickles a byte every 20 ms never trips the idle
+// timeout; the overall deadline ends the download.
+func TestTarballDeadline(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		tick := time.NewTicker(20 * time.Millisecond)
+		defer tick.Stop()
+		for range 500 {
+			select {
+			case <-r.Context().Done():
+				return
+			case <-tick.C:
+			}
+			w.Write([]byte{'x'})
+			w.(http.Flusher).Flush()
+		}
+	}))
+	defer srv.Close()
+	c, err := NewClient(Config{Registry: srv.URL + "/", HomeDir: t.TempDir(), WorkDir: t.TempDir(), Getenv: func(string) string { return "" },
+		Limits: fetch.Limits{IdleTimeout: 2 * time.Second, Timeout: 300 * time.Millisecond, RetryDelay: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	_, err = c.FetchTarball(context.Background(), &Resolved{Name: "p", Version: "1.0.0",
+		TarballURL: srv.URL + "/p/-/p-1.0.0.tgz", Integrity: sri("sha512", []byte("x"))})
+	if !errors.Is(err, fetch.ErrDeadline) || time.Since(start) > 3*time.Second {
+		t.Fatalf("err = %v after %s", err, time.Since(start))
 	}
 }
