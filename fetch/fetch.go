@@ -505,8 +505,10 @@ func StripUser(u *url.URL) *url.URL {
 	return &v
 }
 
-// Redact returns rawURL without its user information; a string that is not
-// a URL is returned as "<invalid URL>" when it may hold credentials.
+// Redact returns rawURL without its user information (user and password
+// both: a user name may be a token); a URL without any is returned as it
+// is, and a string that is not a URL as "<invalid URL>" when it may hold
+// credentials.
 func Redact(rawURL string) string {
 	u, err := url.Parse(rawURL)
 	if err != nil {
@@ -515,22 +517,8 @@ func Redact(rawURL string) string {
 		}
 		return rawURL
 	}
+	if u.User == nil {
+		return rawURL
+	}
 	return StripUser(u).String()
-}
-
-// RedactPassword returns rawURL with the password (not the user name)
-// removed, for a URL that is recorded or shown.
-func RedactPassword(rawURL string) string {
-	u, err := url.Parse(rawURL)
-	if err != nil {
-		return Redact(rawURL)
-	}
-	if u.User != nil {
-		if _, ok := u.User.Password(); ok {
-			v := *u
-			v.User = url.User(u.User.Username())
-			return v.String()
-		}
-	}
-	return rawURL
 }

@@ -35,7 +35,7 @@ func DownloadWith(ctx context.Context, fc *fetch.Client, rawURL, dir string) (fi
 		return "", "", fmt.Errorf("%w: %s", fetch.ErrInvalidURL, fetch.Redact(rawURL))
 	}
 	if u.Scheme != "https" {
-		return "", "", fmt.Errorf("%w: %s", ErrInsecureURL, u.Redacted())
+		return "", "", fmt.Errorf("%w: %s", ErrInsecureURL, fetch.Redact(rawURL))
 	}
 	name = path.Base(u.Path)
 	if name == "/" || name == "." || strings.ContainsAny(name, `\/`) {
@@ -49,4 +49,15 @@ func DownloadWith(ctx context.Context, fc *fetch.Client, rawURL, dir string) (fi
 		return "", "", fmt.Errorf("downloading %s: %w", fetch.Redact(rawURL), err)
 	}
 	return file, name, nil
+}
+
+// recordedURL is an http(s) URL as it may be recorded or shown: without
+// user information, which may hold a password or token and is used only in
+// memory for the download. Anything else (a path, an npm spec) is
+// returned as it is.
+func recordedURL(s string) string {
+	if l := strings.ToLower(s); strings.HasPrefix(l, "https://") || strings.HasPrefix(l, "http://") {
+		return fetch.Redact(s)
+	}
+	return s
 }

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -88,5 +89,36 @@ func TestDownloadNoRedirectToHTTP(t *testing.T) {
 	}
 	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
 		t.Errorf("left %d files", len(entries))
+	}
+}
+
+func TestRecordedURL(t *testing.T) {
+	tests := []struct{ name, in, want string }{
+		{"user and password", "https://alice:S3cret@h.example/x.tgz", "https://h.example/x.tgz"},
+		{"token as user", "HTTPS://T0KEN@h.example/x.tgz", "https://h.example/x.tgz"},
+		{"plain URL kept", "https://h.example/a%20b/x.tgz?v=1", "https://h.example/a%20b/x.tgz?v=1"},
+		{"path kept", "./my ext@1.tgz", "./my ext@1.tgz"},
+		{"npm spec kept", "npm:@scope/x@^1", "npm:@scope/x@^1"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := recordedURL(tt.in); got != tt.want {
+				t.Errorf("recordedURL(%q) = %q, want %q", tt.in, got, tt.want)
+			}
+		})
+	}
+}
+
+// Records written before credentials were dropped lose them when read.
+func TestLegacyRecordsLoseCredentials(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "installed.json")
+	legacy := `{"schemaVersion":1,"extensions":{"x":{"id":"x","version":"1.0.0","directoryName":"pkg-eA",` +
+		`"source":"https://alice:S3cret@h.example/x.tgz","resolvedUrl":"https://alice:S3cret@h.example/x.tgz","installedAtUnixMs":1}}}`
+	if err := os.WriteFile(file, []byte(legacy), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r := readRecords(file)["x"]
+	if r == nil || r.Source != "https://h.example/x.tgz" || r.ResolvedURL != "https://h.example/x.tgz" {
+		t.Fatalf("record %+v", r)
 	}
 }
