@@ -517,8 +517,11 @@ func Redact(rawURL string) string {
 		}
 		return rawURL
 	}
-	if u.User == nil {
+	if u.User == nil || u.User.String() == "" {
 		return rawURL
+	}
+	if u.Host == "" { // user information without a host: not a URL anything fetches
+		return "<invalid URL>"
 	}
 	return StripUser(u).String()
 }

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -191,4 +192,31 @@ func TestRedact(t *testing.T) {
 			}
 		})
 	}
+}
+
+// Redact never lets user information through, and a URL without any comes
+// back unchanged.
+func FuzzRedact(f *testing.F) {
+	for _, s := range []string{"https://alice:S3cret@h.example/x.tgz", "https://h/x", "http://a@b@c/", "%zz@", "npm:@s/x@1", "https://[::1]:8/x"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		out := Redact(s)
+		u, err := url.Parse(s)
+		if err != nil {
+			if strings.Contains(s, "@") && out != "<invalid URL>" {
+				t.Fatalf("Redact(%q) = %q", s, out)
+			}
+			return
+		}
+		if u.User == nil || u.User.String() == "" {
+			if out != s {
+				t.Fatalf("Redact(%q) = %q, want it unchanged", s, out)
+			}
+			return
+		}
+		if v, err := url.Parse(out); out != "<invalid URL>" && (err != nil || v.User != nil) {
+			t.Fatalf("Redact(%q) = %q keeps user information", s, out)
+		}
+	})
 }
