@@ -84,16 +84,7 @@ func TestTokenNotSentAcrossPorts(t *testing.T) {
 func TestNoRedirectToHTTP(t *testing.T) {
 	plain := newFakeRegistry(t)
 	plain.publish("p", map[string]string{"latest": "1.0.0"}, "1.0.0")
-	tarballOnly := false
-	var tls *httptest.Server
-	tls = httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if tarballOnly && !strings.Contains(r.URL.Path, "/-/") {
-			plain.mu.Lock()
-			doc := plain.doc("p", false)
-			plain.mu.Unlock()
-			w.Write(doc) // its tarball URL is plain http
-			return
-		}
+	tls := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, plain.srv.URL+r.URL.Path, http.StatusFound)
 	}))
 	defer tls.Close()
