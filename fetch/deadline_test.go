@@ -7,30 +7,15 @@ import (
 	"strings"
 	"testing"
 	"time"
-)
 
-// trickle sends one byte every 20 ms, at most 500 bytes (10 s): never
-// idle long enough for the idle timeout.
-func trickle(w http.ResponseWriter, r *http.Request) {
-	w.Header().Set("Content-Length", "500")
-	tick := time.NewTicker(20 * time.Millisecond)
-	defer tick.Stop()
-	for range 500 {
-		select {
-		case <-r.Context().Done():
-			return
-		case <-tick.C:
-		}
-		w.Write([]byte{'x'})
-		w.(http.Flusher).Flush()
-	}
-}
+	"github.com/spiritagents/spirit/fetch/fetchtest"
+)
 
 // A server that trickles a byte now and then beats the idle timeout but
 // not the overall deadline, for Get and for DownloadFile, and the deadline
 // is not retried.
 func TestDeadlineStopsATrickle(t *testing.T) {
-	srv := newRecorder(t, trickle)
+	srv := newRecorder(t, fetchtest.Trickle(20*time.Millisecond, 500))
 	l := fast
 	l.IdleTimeout, l.Timeout = 2*time.Second, 300*time.Millisecond
 	c := New(Options{Limits: l})

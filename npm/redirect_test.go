@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/spiritagents/spirit/fetch"
+	"github.com/spiritagents/spirit/fetch/fetchtest"
 )
 
 // A token scoped to //127.0.0.1:A/path/ is sent to A, and not to the same
@@ -116,19 +117,7 @@ func TestNoRedirectToHTTP(t *testing.T) {
 // A tarball server that trickles a byte every 20 ms never trips the idle
 // timeout; the overall deadline ends the download.
 func TestTarballDeadline(t *testing.T) {
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		tick := time.NewTicker(20 * time.Millisecond)
-		defer tick.Stop()
-		for range 500 {
-			select {
-			case <-r.Context().Done():
-				return
-			case <-tick.C:
-			}
-			w.Write([]byte{'x'})
-			w.(http.Flusher).Flush()
-		}
-	}))
+	srv := httptest.NewServer(fetchtest.Trickle(20*time.Millisecond, 500))
 	defer srv.Close()
 	c, err := NewClient(Config{Registry: srv.URL + "/", HomeDir: t.TempDir(), WorkDir: t.TempDir(), Getenv: func(string) string { return "" },
 		Limits: fetch.Limits{IdleTimeout: 2 * time.Second, Timeout: 300 * time.Millisecond, RetryDelay: 1}})

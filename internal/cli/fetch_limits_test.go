@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/spiritagents/spirit/fetch"
+	"github.com/spiritagents/spirit/fetch/fetchtest"
 	"github.com/spiritagents/spirit/internal/iostreams"
 	"github.com/spiritagents/spirit/paths"
 )
@@ -23,19 +24,7 @@ import (
 // https URL install from a server that trickles a byte every 20 ms ends
 // when it passes. A value that is not a duration is a usage error.
 func TestDownloadTimeoutEnv(t *testing.T) {
-	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		tick := time.NewTicker(20 * time.Millisecond)
-		defer tick.Stop()
-		for range 500 {
-			select {
-			case <-r.Context().Done():
-				return
-			case <-tick.C:
-			}
-			w.Write([]byte{'x'})
-			w.(http.Flusher).Flush()
-		}
-	}))
+	srv := httptest.NewTLSServer(fetchtest.Trickle(20*time.Millisecond, 500))
 	defer srv.Close()
 	run := func(timeout string) error {
 		ios, _, _, _ := iostreams.Test()
