@@ -8,9 +8,12 @@ import (
 	"net/url"
 	"strings"
 	"time"
+
+	"github.com/spiritagents/spirit/fetch"
 )
 
-// Limits caps the size of each kind of response.
+// Limits caps the size of each kind of document. A tarball's cap, the
+// timeouts and retries are Options.Fetch (package fetch).
 type Limits struct {
 	// Catalog caps catalog.json; 0 → 16 MiB. (The reference caps it at
 	// 512 KiB, which holds only ~700 items.)
@@ -19,18 +22,13 @@ type Limits struct {
 	JSON int64
 	// Readme caps a README; 0 → 2 MiB.
 	Readme int64
-	// Tarball caps a tarball; 0 → 50 MiB.
-	Tarball int64
 }
 
-// Default limits and timeouts.
+// Default limits.
 const (
-	DefaultCatalogLimit  = 16 << 20
-	DefaultJSONLimit     = 512 << 10
-	DefaultReadmeLimit   = 2 << 20
-	DefaultTarballLimit  = 50 << 20
-	DefaultHeaderTimeout = 20 * time.Second
-	DefaultBodyTimeout   = 120 * time.Second
+	DefaultCatalogLimit = 16 << 20
+	DefaultJSONLimit    = 512 << 10
+	DefaultReadmeLimit  = 2 << 20
 	// DefaultMaxAge is how long a cached response or git clone is used
 	// without asking the server again.
 	DefaultMaxAge = 10 * time.Minute
@@ -43,7 +41,7 @@ type Options struct {
 	// CacheDir holds cached responses and git clones; "" → no cache (and
 	// no git sources).
 	CacheDir string
-	// HTTPClient makes requests; nil → http.DefaultClient.
+	// HTTPClient makes requests; nil → fetch.NewHTTPClient().
 	HTTPClient *http.Client
 	// MaxAge: a cached copy younger than this is used without a request; 0
 	// revalidates every time.
@@ -51,10 +49,10 @@ type Options struct {
 	// Offline uses only the cache.
 	Offline bool
 	Limits  Limits
-	// HeaderTimeout bounds the wait for response headers; 0 → 20 s.
-	HeaderTimeout time.Duration
-	// BodyTimeout bounds the read of a whole body (and a git clone); 0 → 120 s.
-	BodyTimeout time.Duration
+	// Fetch bounds every request (timeouts, retries) and caps a tarball
+	// (MaxDownload); its Timeout also bounds a git clone. Zero fields take
+	// the defaults of package fetch.
+	Fetch fetch.Limits
 	// Now is the clock; nil → time.Now.
 	Now func() time.Time
 }
@@ -65,6 +63,7 @@ type Client struct {
 	opts    Options
 	src     *Source
 	hc      *http.Client
+	fc      *fetch.Client
 	dir     string // registry folder (KindDir, or the git clone)
 	dirOrig *Origin
 	catalog *Catalog
@@ -87,20 +86,13 @@ func New(opts Options) (*Client, error) {
 	if l.Readme <= 0 {
 		l.Readme = DefaultReadmeLimit
 	}
-	if l.Tarball <= 0 {
-		l.Tarball = DefaultTarballLimit
-	}
-	if opts.HeaderTimeout <= 0 {
-		opts.HeaderTimeout = DefaultHeaderTimeout
-	}
-	if opts.BodyTimeout <= 0 {
-		opts.BodyTimeout = DefaultBodyTimeout
-	}
+	opts.Fetch = opts.Fetch.WithDefaults()
 	hc := opts.HTTPClient
 	if hc == nil {
-		hc = http.DefaultClient
+		hc = fetch.NewHTTPClient()
 	}
-	c := &Client{opts: opts, src: src, hc: hc, details: map[string]*Detail{}}
+	fc := fetch.New(fetch.Options{HTTP: hc, Limits: opts.Fetch, UserAgent: "spirit (marketplace client)"})
+	c := &Client{opts: opts, src: src, hc: hc, fc: fc, details: map[string]*Detail{}}
 	if src.Kind == KindDir {
 		c.dir = src.Dir
 	}

@@ -102,7 +102,11 @@ func TestOfflineFallback(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			tt.break_()
-			c := newClient(t, srv.URL, cache, func(o *Options) { o.Now = now; o.HeaderTimeout = 2 * time.Second })
+			c := newClient(t, srv.URL, cache, func(o *Options) {
+				o.Now = now
+				o.Fetch.HeaderTimeout = 2 * time.Second
+				o.Fetch.RetryDelay = time.Millisecond
+			})
 			cat, err := c.Catalog(ctx)
 			if err != nil {
 				t.Fatal(err)
@@ -169,7 +173,7 @@ func TestHeaderTimeout(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { <-block }))
 	defer srv.Close()
 	defer close(block)
-	c := newClient(t, srv.URL, t.TempDir(), func(o *Options) { o.HeaderTimeout = 100 * time.Millisecond })
+	c := newClient(t, srv.URL, t.TempDir(), func(o *Options) { o.Fetch.HeaderTimeout = 100 * time.Millisecond })
 	start := time.Now()
 	_, err := c.Catalog(context.Background())
 	if err == nil || !strings.Contains(err.Error(), "no response headers within 100ms") || time.Since(start) > 5*time.Second {
@@ -360,7 +364,7 @@ func TestTarballVerification(t *testing.T) {
 		}
 	}
 	// A tarball over the cap is refused.
-	c := newClient(t, srv.URL, t.TempDir(), func(o *Options) { o.Limits.Tarball = 100 })
+	c := newClient(t, srv.URL, t.TempDir(), func(o *Options) { o.Fetch.MaxDownload = 100 })
 	p, err := c.Prepare(context.Background(), "fixture.hello", Selector{})
 	if err != nil {
 		t.Fatal(err)

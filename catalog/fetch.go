@@ -15,17 +15,17 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"time"
 
+	"github.com/spiritagents/spirit/fetch"
 	"github.com/spiritagents/spirit/internal/atomicfile"
 )
 
 // Errors of fetching.
 var (
-	// ErrTooLarge: a response exceeds its cap.
-	ErrTooLarge = errors.New("response too large")
+	// ErrTooLarge: a response exceeds its cap (it is fetch.ErrTooLarge).
+	ErrTooLarge = fetch.ErrTooLarge
 	// ErrOffline: offline, and the cache has no copy.
 	ErrOffline = errors.New("not in the marketplace cache (offline)")
 	// ErrNotFound: the server or folder has no such file (HTTP 404).
@@ -37,9 +37,13 @@ type HTTPError struct {
 	Label  string
 	Status string
 	Code   int
+	err    error // the fetch layer's
 }
 
 func (e *HTTPError) Error() string { return e.Label + " fetch failed: " + e.Status }
+
+// Unwrap returns the fetch layer's error, a *fetch.HTTPError.
+func (e *HTTPError) Unwrap() error { return e.err }
 
 // Is maps 404 to ErrNotFound.
 func (e *HTTPError) Is(target error) bool {
@@ -205,7 +209,7 @@ func (c *Client) getURL(ctx context.Context, u *url.URL, limit int64, label stri
 	}
 	body, resp, err := c.fetch(ctx, u, header, limit, label)
 	switch {
-	case err == nil && resp.StatusCode == http.StatusNotModified && cached != nil:
+	case err == nil && resp.Status == http.StatusNotModified && cached != nil:
 		meta.FetchedAt = now
 		c.writeCache(u, nil, meta)
 		return cached, &Origin{Location: shown, FromCache: true, Revalidated: true, digest: meta.SHA256}, nil
@@ -228,52 +232,25 @@ func (c *Client) getURL(ctx context.Context, u *url.URL, limit int64, label stri
 	return nil, nil, err
 }
 
-// fetch makes one GET. The wait for headers is bounded by HeaderTimeout,
-// the whole body by BodyTimeout; the body is capped at limit.
-func (c *Client) fetch(ctx context.Context, u *url.URL, header http.Header, limit int64, label string) ([]byte, *http.Response, error) {
-	shown := u.Redacted()
-	ctx, cancel := context.WithCancelCause(ctx)
-	defer cancel(nil)
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
+// fetch makes the GET through the fetch layer (timeouts, retries, the
+// redirect and credential rules); the body is capped at limit. A 304
+// answer has no body.
+func (c *Client) fetch(ctx context.Context, u *url.URL, header http.Header, limit int64, label string) ([]byte, *fetch.Response, error) {
+	resp, err := c.fc.Get(ctx, u.String(), header)
 	if err != nil {
-		return nil, nil, fmt.Errorf("%s URL is invalid: %s", label, shown)
-	}
-	req.Header = header
-	req.Header.Set("User-Agent", "spirit (marketplace client)")
-	timer := time.AfterFunc(c.opts.HeaderTimeout, func() {
-		cancel(fmt.Errorf("no response headers within %s", c.opts.HeaderTimeout))
-	})
-	resp, err := c.hc.Do(req)
-	timer.Stop()
-	if err != nil {
-		if cause := context.Cause(ctx); cause != nil && !errors.Is(cause, context.Canceled) {
-			err = cause
+		var he *fetch.HTTPError
+		if errors.As(err, &he) {
+			return nil, nil, &HTTPError{Label: label, Status: he.Text, Code: he.Status, err: err}
 		}
-		return nil, nil, fmt.Errorf("%s request failed: %s; %w", label, shown, err)
+		return nil, nil, fmt.Errorf("%s request failed: %w", label, err)
 	}
 	defer resp.Body.Close()
-	if resp.StatusCode == http.StatusNotModified {
+	if resp.Status == http.StatusNotModified {
 		return nil, resp, nil
 	}
-	if resp.StatusCode/100 != 2 {
-		return nil, nil, &HTTPError{Label: label, Status: resp.Status, Code: resp.StatusCode}
-	}
-	if n, perr := strconv.ParseInt(resp.Header.Get("Content-Length"), 10, 64); perr == nil && n > limit {
-		return nil, nil, fmt.Errorf("%w: %s response too large: %d bytes, limit %d bytes", ErrTooLarge, label, n, limit)
-	}
-	bodyTimer := time.AfterFunc(c.opts.BodyTimeout, func() {
-		cancel(fmt.Errorf("body not received within %s", c.opts.BodyTimeout))
-	})
-	defer bodyTimer.Stop()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, limit+1))
+	body, err := resp.ReadAll(limit)
 	if err != nil {
-		if cause := context.Cause(ctx); cause != nil && !errors.Is(cause, context.Canceled) {
-			err = cause
-		}
-		return nil, nil, fmt.Errorf("%s request failed: %s; %w", label, shown, err)
-	}
-	if int64(len(body)) > limit {
-		return nil, nil, fmt.Errorf("%w: %s response too large: exceeds %d bytes", ErrTooLarge, label, limit)
+		return nil, nil, fmt.Errorf("%s request failed: %w", label, err)
 	}
 	return body, resp, nil
 }

@@ -60,7 +60,7 @@ func (c *Client) gitDir(ctx context.Context) (string, *Origin, error) {
 		return "", nil, err
 	}
 	defer os.RemoveAll(tmp)
-	ctx, cancel := context.WithTimeout(ctx, c.opts.BodyTimeout)
+	ctx, cancel := context.WithTimeout(ctx, c.opts.Fetch.Timeout)
 	defer cancel()
 	err = cloneShallow(ctx, src.Repo, src.Ref, tmp)
 	if err != nil {

@@ -220,14 +220,12 @@ func (c *Client) Tarball(ctx context.Context, p *Prepared, allowSHA1 bool) (*npm
 	}
 	defer closeFn()
 	nc, err := npm.NewClient(npm.Config{
-		Getenv:         func(string) string { return "" },
-		CacheDir:       c.opts.CacheDir,
-		HTTPClient:     hc,
-		Offline:        c.opts.Offline,
-		MaxTarballSize: c.opts.Limits.Tarball,
-		AllowSHA1:      allowSHA1,
-		HeaderTimeout:  c.opts.HeaderTimeout,
-		IdleTimeout:    c.opts.BodyTimeout,
+		Getenv:     func(string) string { return "" },
+		CacheDir:   c.opts.CacheDir,
+		HTTPClient: hc,
+		Offline:    c.opts.Offline,
+		Limits:     c.opts.Fetch,
+		AllowSHA1:  allowSHA1,
 	})
 	if err != nil {
 		return nil, err

@@ -4,94 +4,60 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"os"
 	"path"
 	"path/filepath"
 	"strings"
-	"time"
+
+	"github.com/spiritagents/spirit/fetch"
 )
 
 // ErrInsecureURL is returned for a source URL that is not https.
 var ErrInsecureURL = errors.New("only https URLs are accepted")
 
-// Download fetches an https URL of a .tgz or .zip into a new temporary file
-// in dir and returns its path and the file name the URL names. At most
-// MaxTotalSize bytes are read. The caller removes the file.
+// Download is DownloadWith through a fetch client on client with the
+// default limits of package fetch.
 func Download(ctx context.Context, client *http.Client, rawURL, dir string) (file, name string, err error) {
+	return DownloadWith(ctx, fetch.New(fetch.Options{HTTP: client}), rawURL, dir)
+}
+
+// DownloadWith fetches an https URL of a .tgz or .zip into a new temporary
+// file in dir and returns its path and the file name the URL names. The
+// fetch client's limits apply (timeouts, overall deadline, retries, at
+// most MaxDownload bytes), and its rules: no redirect to plain http, and a
+// user:password in the URL is sent only within the URL's own scope. The
+// caller removes the file.
+func DownloadWith(ctx context.Context, fc *fetch.Client, rawURL, dir string) (file, name string, err error) {
 	u, err := url.Parse(rawURL)
 	if err != nil {
-		return "", "", fmt.Errorf("invalid URL %q: %w", rawURL, err)
+		return "", "", fmt.Errorf("%w: %s", fetch.ErrInvalidURL, fetch.Redact(rawURL))
 	}
 	if u.Scheme != "https" {
-		return "", "", fmt.Errorf("%w: %s", ErrInsecureURL, rawURL)
+		return "", "", fmt.Errorf("%w: %s", ErrInsecureURL, fetch.Redact(rawURL))
 	}
 	name = path.Base(u.Path)
 	if name == "/" || name == "." || strings.ContainsAny(name, `\/`) {
 		name = ""
 	}
-	// The body must keep coming: a server that stalls longer than
-	// idleTimeout between reads ends the download.
-	ctx, cancel := context.WithCancelCause(ctx)
-	defer cancel(nil)
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
-	if err != nil {
-		return "", "", err
-	}
-	if client == nil {
-		client = http.DefaultClient
-	}
-	resp, err := client.Do(req)
-	if err != nil {
-		return "", "", fmt.Errorf("downloading %s: %w", u.Redacted(), err)
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return "", "", fmt.Errorf("downloading %s: %s", u.Redacted(), resp.Status)
-	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", "", err
 	}
-	f, err := os.CreateTemp(dir, "download-*"+filepath.Ext(name))
+	file, err = fc.DownloadFile(ctx, fetch.Download{URL: rawURL, Dir: dir, Pattern: "download-*" + filepath.Ext(name)})
 	if err != nil {
-		return "", "", err
+		return "", "", fmt.Errorf("downloading %s: %w", fetch.Redact(rawURL), err)
 	}
-	body := &idleReader{r: resp.Body, timer: time.AfterFunc(idleTimeout, func() { cancel(errIdle) })}
-	n, err := io.Copy(f, io.LimitReader(body, MaxTotalSize+1))
-	body.timer.Stop()
-	if errors.Is(context.Cause(ctx), errIdle) {
-		err = fmt.Errorf("downloading %s: %w", u.Redacted(), errIdle)
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil && n > MaxTotalSize {
-		err = fmt.Errorf("downloading %s: %w", u.Redacted(), ErrTotalTooLarge)
-	}
-	if err != nil {
-		os.Remove(f.Name())
-		return "", "", err
-	}
-	return f.Name(), name, nil
+	return file, name, nil
 }
 
-// idleTimeout is how long a download may wait for the next bytes.
-var idleTimeout = 30 * time.Second
-
-var errIdle = errors.New("no data received for too long")
-
-// idleReader restarts its timer at every read that returns bytes.
-type idleReader struct {
-	r     io.Reader
-	timer *time.Timer
-}
-
-func (ir *idleReader) Read(p []byte) (int, error) {
-	n, err := ir.r.Read(p)
-	if n > 0 {
-		ir.timer.Reset(idleTimeout)
+// recordedURL is an http(s) URL as it may be recorded or shown: without
+// user information, which may hold a password or token and is used only in
+// memory for the download. Anything else (a path, an npm spec) is
+// returned as it is.
+func recordedURL(s string) string {
+	if l := strings.ToLower(s); strings.HasPrefix(l, "https://") || strings.HasPrefix(l, "http://") {
+		return fetch.Redact(s)
 	}
-	return n, err
+	return s
 }

@@ -282,7 +282,7 @@ func (in *Installer) Install(ctx context.Context, req Request) (*Result, error) 
 	}
 	rec := &Record{
 		ID: m.ID, Version: m.Version, DirectoryName: entry.DirectoryName, InstallSource: installSource,
-		Source: req.Source, ArchiveFileName: entry.ArchiveFileName, ResolvedURL: req.ResolvedURL,
+		Source: recordedURL(req.Source), ArchiveFileName: entry.ArchiveFileName, ResolvedURL: recordedURL(req.ResolvedURL),
 		Integrity: integrity, ManifestDigest: bytesSRI(data), GrantedCapabilities: m.RequestedCapabilities,
 		MarketplaceID: req.MarketplaceID, Channel: req.Channel, ReviewStatus: req.ReviewStatus,
 		InstalledAtUnixMs: now,

@@ -149,6 +149,8 @@ func readRecords(file string) map[string]*Record {
 	}
 	for id, r := range doc.Extensions {
 		if r != nil {
+			// Records written before URL credentials were dropped lose them here.
+			r.Source, r.ResolvedURL = recordedURL(r.Source), recordedURL(r.ResolvedURL)
 			out[id] = r
 		}
 	}

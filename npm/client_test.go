@@ -17,6 +17,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/spiritagents/spirit/fetch"
 )
 
 // fakeRegistry speaks the npm registry protocol: packuments (abbreviated
@@ -219,8 +221,8 @@ func newTestClient(t *testing.T, reg *fakeRegistry, cache string, mod func(*Conf
 	home := t.TempDir()
 	cfg := Config{
 		Registry: reg.url(), HomeDir: home, WorkDir: t.TempDir(), CacheDir: cache,
-		Getenv:     func(string) string { return "" },
-		RetryDelay: time.Millisecond, HeaderTimeout: 5 * time.Second, IdleTimeout: 5 * time.Second,
+		Getenv: func(string) string { return "" },
+		Limits: fetch.Limits{RetryDelay: time.Millisecond, HeaderTimeout: 5 * time.Second, IdleTimeout: 5 * time.Second},
 	}
 	if mod != nil {
 		mod(&cfg)
@@ -647,7 +649,7 @@ func TestTimeoutsAndLimits(t *testing.T) {
 		reg := newFakeRegistry(t)
 		reg.publish("p", map[string]string{"latest": "1.0.0"}, "1.0.0")
 		reg.slowHeaders = 2 * time.Second
-		c := newTestClient(t, reg, "", func(c *Config) { c.HeaderTimeout = 50 * time.Millisecond })
+		c := newTestClient(t, reg, "", func(c *Config) { c.Limits.HeaderTimeout = 50 * time.Millisecond })
 		start := time.Now()
 		_, err := c.Resolve(context.Background(), mustSpec(t, "npm:p"))
 		if err == nil || !strings.Contains(err.Error(), "no response headers") {
@@ -660,7 +662,7 @@ func TestTimeoutsAndLimits(t *testing.T) {
 	t.Run("body idle timeout", func(t *testing.T) {
 		reg := newFakeRegistry(t)
 		reg.publish("p", map[string]string{"latest": "1.0.0"}, "1.0.0")
-		c := newTestClient(t, reg, t.TempDir(), func(c *Config) { c.IdleTimeout = 100 * time.Millisecond })
+		c := newTestClient(t, reg, t.TempDir(), func(c *Config) { c.Limits.IdleTimeout = 100 * time.Millisecond })
 		r, err := c.Resolve(context.Background(), mustSpec(t, "npm:p"))
 		if err != nil {
 			t.Fatal(err)
@@ -676,7 +678,7 @@ func TestTimeoutsAndLimits(t *testing.T) {
 	t.Run("size limit", func(t *testing.T) {
 		reg := newFakeRegistry(t)
 		reg.publish("p", map[string]string{"latest": "1.0.0"}, "1.0.0")
-		c := newTestClient(t, reg, t.TempDir(), func(c *Config) { c.MaxTarballSize = 10 })
+		c := newTestClient(t, reg, t.TempDir(), func(c *Config) { c.Limits.MaxDownload = 10 })
 		r, err := c.Resolve(context.Background(), mustSpec(t, "npm:p"))
 		if err != nil {
 			t.Fatal(err)

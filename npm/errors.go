@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/spiritagents/spirit/fetch"
 )
 
 // Sentinel errors, matched with errors.Is.
@@ -20,8 +22,8 @@ var (
 	ErrIntegrity = errors.New("integrity check failed")
 	// ErrWeakIntegrity: only sha1 (or nothing) verifies the tarball.
 	ErrWeakIntegrity = errors.New("tarball has no strong integrity digest")
-	// ErrTooLarge: the tarball exceeds the size limit.
-	ErrTooLarge = errors.New("tarball too large")
+	// ErrTooLarge: the tarball exceeds the size limit (it is fetch.ErrTooLarge).
+	ErrTooLarge = fetch.ErrTooLarge
 	// ErrOffline: offline, and the cache lacks what is needed.
 	ErrOffline = errors.New("not in the cache (offline)")
 	// ErrBadPackument: the registry answered with something that is not a packument.
@@ -33,11 +35,18 @@ var (
 type HTTPError struct {
 	Status int
 	URL    string
+	err    error // the fetch layer's error, which may say how many tries were made
 }
 
 func (e *HTTPError) Error() string {
+	if e.err != nil {
+		return e.err.Error()
+	}
 	return fmt.Sprintf("GET %s: HTTP %d", e.URL, e.Status)
 }
+
+// Unwrap returns the fetch layer's error.
+func (e *HTTPError) Unwrap() error { return e.err }
 
 // Is maps 404 to ErrNotFound and 401/403 to ErrUnauthorized.
 func (e *HTTPError) Is(target error) bool {

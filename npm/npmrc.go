@@ -10,6 +10,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/spiritagents/spirit/fetch"
 )
 
 // DefaultRegistry is the public npm registry.
@@ -75,8 +77,9 @@ func expandEnv(s string, lookup func(name string, optional bool) string) string 
 
 // credential is the Authorization header value for one registry prefix.
 type credential struct {
-	prefix string // nerf-darted: //host[:port]/path/
-	header string // "Bearer …" or "Basic …"
+	prefix  string   // nerf-darted: //host[:port]/path/
+	header  string   // "Bearer …" or "Basic …"
+	schemes []string // the schemes it may be sent over: see scopeSchemes
 }
 
 // settings is what the client takes from the environment and .npmrc files.
@@ -155,27 +158,65 @@ func loadSettings(cfg Config, getenv func(string) string) (*settings, error) {
 			switch field {
 			case "_authToken":
 				if v != "" {
-					s.creds = append(s.creds, credential{prefix, "Bearer " + v})
+					s.creds = append(s.creds, credential{prefix: prefix, header: "Bearer " + v})
 				}
 			case "_auth":
 				if v != "" {
-					s.creds = append(s.creds, credential{prefix, "Basic " + v})
+					s.creds = append(s.creds, credential{prefix: prefix, header: "Basic " + v})
 				}
 			case "username":
 				pw, err := base64.StdEncoding.DecodeString(merged[k[:i]+":_password"])
 				if err == nil && v != "" {
-					s.creds = append(s.creds, credential{prefix, basic(v, string(pw))})
+					s.creds = append(s.creds, credential{prefix: prefix, header: basic(v, string(pw))})
 				}
 			}
 		}
 	}
 	if a := merged["_auth"]; a != "" {
-		s.creds = append(s.creds, credential{nerfDart(s.registry), "Basic " + a})
+		s.creds = append(s.creds, credential{prefix: nerfDart(s.registry), header: "Basic " + a})
 	}
+	s.scopeSchemes()
 	// Longest prefix first; among equal prefixes the more specific field
 	// order above is kept stable.
 	slices.SortStableFunc(s.creds, func(a, b credential) int { return len(b.prefix) - len(a.prefix) })
 	return s, nil
+}
+
+// scopeSchemes gives each credential the schemes it may travel over. An
+// .npmrc key (//host:port/path/) has no scheme: a credential goes over
+// http only when a configured registry at or under its prefix is http,
+// else over https alone.
+func (s *settings) scopeSchemes() {
+	regs := []string{s.registry}
+	for _, r := range s.scopes {
+		regs = append(regs, r)
+	}
+	for i := range s.creds {
+		c := &s.creds[i]
+		c.prefix = canonicalPrefix(c.prefix)
+		c.schemes = []string{"https"}
+		for _, r := range regs {
+			u, err := url.Parse(r)
+			if err != nil || u.Scheme != "http" {
+				continue
+			}
+			d := canonicalPrefix(nerfDart(r))
+			if strings.HasPrefix(d, c.prefix) || strings.HasPrefix(c.prefix, d) {
+				c.schemes = []string{"https", "http"}
+			}
+		}
+	}
+}
+
+// canonicalPrefix lower-cases the host of a nerf-dart key; the port is
+// kept as written, as npm does.
+func canonicalPrefix(p string) string {
+	rest, ok := strings.CutPrefix(p, "//")
+	if !ok {
+		return p
+	}
+	host, path, _ := strings.Cut(rest, "/")
+	return "//" + strings.ToLower(host) + "/" + path
 }
 
 func basic(user, pass string) string {
@@ -194,7 +235,7 @@ func normalizeRegistry(r string) (string, *credential, error) {
 		pass, _ := u.User.Password()
 		user := u.User.Username()
 		u.User = nil
-		cred = &credential{nerfDart(u.String()), basic(user, pass)}
+		cred = &credential{prefix: nerfDart(u.String()), header: basic(user, pass)}
 	}
 	u.RawQuery, u.Fragment = "", ""
 	if !strings.HasSuffix(u.Path, "/") {
@@ -226,16 +267,16 @@ func nerfDart(raw string) string {
 }
 
 // authFor returns the Authorization header for a request URL: the
-// credential whose prefix is the longest prefix of the URL's host and
-// path, or "".
-func (s *settings) authFor(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil || u.Host == "" {
+// credential whose prefix is the longest prefix of the URL's host, port
+// and path, when the URL's scheme is one it may travel over; else "".
+// The fetch layer asks again at every redirect.
+func (s *settings) authFor(u *url.URL) string {
+	if u == nil || u.Host == "" {
 		return ""
 	}
-	key := "//" + u.Host + u.EscapedPath()
+	key := "//" + strings.ToLower(u.Host) + u.EscapedPath()
 	for _, c := range s.creds {
-		if strings.HasPrefix(key, c.prefix) {
+		if strings.HasPrefix(key, c.prefix) && slices.Contains(c.schemes, u.Scheme) {
 			return c.header
 		}
 	}
@@ -259,16 +300,4 @@ func (e *ConfigError) Error() string { return "npm configuration: " + e.Msg }
 
 // Redact returns a URL without its user:password; a string that is not a
 // URL is returned as "<invalid URL>" when it may hold credentials.
-func Redact(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil {
-		if strings.Contains(raw, "@") {
-			return "<invalid URL>"
-		}
-		return raw
-	}
-	if u.User != nil {
-		u.User = nil
-	}
-	return u.String()
-}
+func Redact(raw string) string { return fetch.Redact(raw) }

@@ -2,6 +2,7 @@ package npm
 
 import (
 	"errors"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -76,6 +77,10 @@ func TestSettings(t *testing.T) {
 		{name: "env registry", envReg: "http://env.example/x", pkg: "a", wantReg: "http://env.example/x/"},
 		{name: "username password", pkg: "a", wantReg: "https://home.example/npm/", authURL: "https://other.example/a/-/a-1.tgz", wantAuth: basic("u", "p")},
 		{name: "userinfo in registry", registry: "https://me:secret@flag.example/", pkg: "a", wantReg: "https://flag.example/", authURL: "https://flag.example/a", wantAuth: basic("me", "secret")},
+		{name: "token not over http to an https registry", pkg: "a", wantReg: "https://home.example/npm/", authURL: "http://home.example/npm/a", wantAuth: ""},
+		{name: "token not over http when no registry there", pkg: "a", wantReg: "https://home.example/npm/", authURL: "http://other.example/a/-/a-1.tgz", wantAuth: ""},
+		{name: "token over http to an http registry", registry: "http://corp.example:8443/r/", pkg: "a", wantReg: "http://corp.example:8443/r/", authURL: "http://corp.example:8443/r/a", wantAuth: "Bearer CORPTOKEN"},
+		{name: "host case", pkg: "a", wantReg: "https://home.example/npm/", authURL: "https://HOME.example/npm/a", wantAuth: "Bearer HOMETOKEN"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -88,7 +93,11 @@ func TestSettings(t *testing.T) {
 				t.Errorf("registry = %q, want %q", got, tt.wantReg)
 			}
 			if tt.authURL != "" {
-				if got := s.authFor(tt.authURL); got != tt.wantAuth {
+				u, err := url.Parse(tt.authURL)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got := s.authFor(u); got != tt.wantAuth {
 					t.Errorf("auth for %s = %q, want %q", tt.authURL, got, tt.wantAuth)
 				}
 			}
@@ -137,7 +146,9 @@ func FuzzParseNpmrc(f *testing.F) {
 		}
 		s, err := loadSettings(Config{WorkDir: dir}, func(string) string { return "" })
 		if err == nil {
-			_ = s.authFor(s.registryFor("@s/x") + "x")
+			if u, err := url.Parse(s.registryFor("@s/x") + "x"); err == nil {
+				_ = s.authFor(u)
+			}
 		}
 		_ = m
 	})

@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"os"
@@ -18,6 +17,7 @@ import (
 
 	"github.com/Masterminds/semver/v3"
 
+	"github.com/spiritagents/spirit/fetch"
 	"github.com/spiritagents/spirit/internal/atomicfile"
 )
 
@@ -215,22 +215,22 @@ func (c *Client) document(ctx context.Context, u, accept, name string) ([]byte, 
 	if err != nil {
 		return nil, err
 	}
-	defer resp.body.Close()
-	if resp.status == http.StatusNotModified {
+	defer resp.Body.Close()
+	if resp.Status == http.StatusNotModified {
 		if cached == nil {
-			return nil, fmt.Errorf("GET %s: %w: 304 without a cached copy", resp.url, ErrBadPackument)
+			return nil, fmt.Errorf("GET %s: %w: 304 without a cached copy", resp.URL, ErrBadPackument)
 		}
 		return cached, nil
 	}
-	data, err := io.ReadAll(io.LimitReader(resp.body, maxPackumentSize+1))
-	if err != nil {
-		return nil, fmt.Errorf("GET %s: %w", resp.url, err)
+	data, err := resp.ReadAll(maxPackumentSize)
+	if errors.Is(err, fetch.ErrTooLarge) {
+		return nil, fmt.Errorf("%w: %w", ErrBadPackument, err)
 	}
-	if len(data) > maxPackumentSize {
-		return nil, fmt.Errorf("GET %s: %w: larger than %d bytes", resp.url, ErrBadPackument, maxPackumentSize)
+	if err != nil {
+		return nil, err
 	}
 	if bodyPath != "" {
-		m, _ := json.Marshal(docMeta{URL: Redact(u), ETag: resp.header.Get("ETag")})
+		m, _ := json.Marshal(docMeta{URL: Redact(u), ETag: resp.Header.Get("ETag")})
 		// The cache is an optimisation: failing to write it is not an error.
 		if atomicfile.Write(bodyPath, data, 0o600) == nil {
 			_ = atomicfile.Write(metaPath, m, 0o600)

@@ -9,8 +9,8 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"strconv"
-	"time"
+
+	"github.com/spiritagents/spirit/fetch"
 )
 
 // Tarball is a downloaded and verified tarball.
@@ -68,7 +68,7 @@ func (c *Client) FetchTarball(ctx context.Context, r *Resolved) (*Tarball, error
 			return nil, fmt.Errorf("npm cache: %w", err)
 		}
 	}
-	tmp, sri, err := c.downloadWithRetries(ctx, r, e, dir, label)
+	tmp, sri, err := c.download(ctx, r, e, dir, label)
 	if err != nil {
 		return nil, err
 	}
@@ -103,88 +103,38 @@ func (c *Client) fromCache(path string, e *expectation, r *Resolved) (*Tarball, 
 	return &Tarball{Path: path, Integrity: sri, Cached: true}, nil
 }
 
-// bodyError is a response body that broke off or stalled part way: the
-// download may be tried again.
-type bodyError struct{ err error }
-
-func (e *bodyError) Error() string { return e.err.Error() }
-func (e *bodyError) Unwrap() error { return e.err }
-
-// downloadWithRetries is download, tried again (up to 3 times in all, with a
-// growing pause) when the body breaks off part way. Connection errors and
-// 5xx are already retried by get; integrity failures never are.
-func (c *Client) downloadWithRetries(ctx context.Context, r *Resolved, e *expectation, dir, label string) (path, sri string, err error) {
-	delay := c.cfg.RetryDelay
-	for try := 1; ; try++ {
-		path, sri, err = c.download(ctx, r, e, dir, label)
-		var be *bodyError
-		if err == nil || !errors.As(err, &be) || ctx.Err() != nil {
-			return path, sri, err
-		}
-		if try == tries {
-			return "", "", fmt.Errorf("%w (after %d tries)", err, tries)
-		}
-		t := time.NewTimer(delay)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return "", "", ctx.Err()
-		case <-t.C:
-		}
-		delay *= 2
-	}
-}
-
 // download streams the tarball into a temp file in dir while hashing it.
+// The fetch layer tries again when the body breaks off; integrity failures
+// are never retried.
 func (c *Client) download(ctx context.Context, r *Resolved, e *expectation, dir, label string) (path, sri string, err error) {
-	// A .tgz is already compressed: asking for gzip only makes some
-	// registries (Verdaccio) compress it again on the fly.
-	resp, err := c.get(ctx, r.TarballURL, http.Header{"Accept-Encoding": {"identity"}})
+	var h *hashers
+	path, err = c.fetch.DownloadFile(ctx, fetch.Download{
+		URL: r.TarballURL,
+		// A .tgz is already compressed: asking for gzip only makes some
+		// registries (Verdaccio) compress it again on the fly.
+		Header:  http.Header{"Accept-Encoding": {"identity"}},
+		Dir:     dir,
+		Pattern: ".download-*.tgz",
+		Tee: func(total int64) io.Writer {
+			h = newHashers(e)
+			c.progress.start(label, total)
+			return io.MultiWriter(h, progressWriter{c.progress})
+		},
+	})
+	if err == nil {
+		if sri, err = h.check(r.Name, r.Version); err != nil {
+			os.Remove(path)
+		}
+	}
+	c.progress.done(err)
 	if err != nil {
+		err = asHTTPError(err)
 		if errors.Is(err, ErrUnauthorized) {
 			return "", "", fmt.Errorf("tarball of %s: %w (check the _authToken for this registry in .npmrc): %w", label, ErrUnauthorized, err)
 		}
 		return "", "", fmt.Errorf("tarball of %s: %w", label, err)
 	}
-	defer resp.body.Close()
-	limit := c.cfg.MaxTarballSize
-	total := int64(-1)
-	if n, perr := strconv.ParseInt(resp.header.Get("Content-Length"), 10, 64); perr == nil && n >= 0 {
-		if n > limit {
-			return "", "", fmt.Errorf("%w: %s is %d bytes, the limit is %d", ErrTooLarge, label, n, limit)
-		}
-		total = n
-	}
-	f, err := os.CreateTemp(dir, ".download-*.tgz")
-	if err != nil {
-		return "", "", fmt.Errorf("npm: %w", err)
-	}
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(f.Name())
-		}
-	}()
-	c.progress.start(label, total)
-	h := newHashers(e)
-	n, err := io.Copy(io.MultiWriter(f, h, progressWriter{c.progress}), io.LimitReader(resp.body, limit+1))
-	if err == nil && n > limit {
-		err = fmt.Errorf("%w: %s is larger than the limit of %d bytes", ErrTooLarge, label, limit)
-	}
-	if err != nil && !errors.Is(err, ErrTooLarge) {
-		err = &bodyError{fmt.Errorf("tarball of %s: GET %s: %w", label, resp.url, err)}
-	}
-	if err == nil {
-		sri, err = h.check(r.Name, r.Version)
-	}
-	if err == nil {
-		err = f.Close()
-	}
-	c.progress.done(err)
-	if err != nil {
-		return "", "", err
-	}
-	return f.Name(), sri, nil
+	return path, sri, nil
 }
 
 type progressWriter struct{ p progress }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/spiritagents/spirit/fetch"
 	"github.com/spiritagents/spirit/npm"
 	"github.com/spiritagents/spirit/registry/registrytest"
 )
@@ -47,7 +48,7 @@ func copyTree(t testing.TB, src, dst string) {
 func newNPM(t testing.TB, url, cacheDir string) *npm.Client {
 	t.Helper()
 	c, err := npm.NewClient(npm.Config{Registry: url + "/", CacheDir: cacheDir, Getenv: func(string) string { return "" },
-		HomeDir: cacheDir, WorkDir: cacheDir, RetryDelay: 1})
+		HomeDir: cacheDir, WorkDir: cacheDir, Limits: fetch.Limits{RetryDelay: 1}})
 	if err != nil {
 		t.Fatal(err)
 	}

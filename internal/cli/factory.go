@@ -5,6 +5,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/spiritagents/spirit/fetch"
 	"github.com/spiritagents/spirit/internal/iostreams"
 	"github.com/spiritagents/spirit/paths"
 )
@@ -40,15 +41,20 @@ func NewFactory() *Factory {
 }
 
 // newHTTPClient returns the client of registry, marketplace and npm
-// traffic: proxies from the environment, keep-alive with enough idle
-// connections per host for concurrent fetches (the registry builder runs 16),
-// and a bound on waiting for response headers. Bodies are bounded by each
-// user's own idle timeout.
-func newHTTPClient() *http.Client {
-	t := http.DefaultTransport.(*http.Transport).Clone()
-	t.MaxIdleConnsPerHost = 32
-	t.ResponseHeaderTimeout = 30 * time.Second
-	return &http.Client{Transport: t}
+// traffic (package fetch applies the timeouts on each request).
+func newHTTPClient() *http.Client { return fetch.NewHTTPClient() }
+
+// FetchLimits returns the limits of every download: the defaults of package
+// fetch, with the overall deadline from SPIRIT_DOWNLOAD_TIMEOUT.
+func (f *Factory) FetchLimits() (fetch.Limits, error) {
+	if f.Getenv == nil {
+		return fetch.Limits{}, nil
+	}
+	d, err := fetch.ParseTimeout(f.Getenv(fetch.TimeoutEnv))
+	if err != nil {
+		return fetch.Limits{}, usageErrorf("%s: %v", fetch.TimeoutEnv, err)
+	}
+	return fetch.Limits{Timeout: d}, nil
 }
 
 // HostKind returns the host chosen with --host, SPIRIT_HOST, or cli.

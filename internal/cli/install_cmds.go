@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/spiritagents/spirit/fetch"
 	"github.com/spiritagents/spirit/install"
 	"github.com/spiritagents/spirit/manifest"
 	"github.com/spiritagents/spirit/npm"
@@ -146,7 +147,12 @@ func runInstall(ctx context.Context, opts *InstallOptions) error {
 			return err
 		}
 		defer os.RemoveAll(tmp)
-		file, name, err := install.Download(ctx, f.HTTPClient(), src, tmp)
+		lim, err := f.FetchLimits()
+		if err != nil {
+			return err
+		}
+		fc := fetch.New(fetch.Options{HTTP: f.HTTPClient(), Limits: lim})
+		file, name, err := install.DownloadWith(ctx, fc, src, tmp)
 		if err != nil {
 			if errors.Is(err, install.ErrInsecureURL) {
 				return usageErrorf("%v", err)
@@ -237,6 +243,10 @@ func resolveNPM(ctx context.Context, opts *InstallOptions, in *install.Installer
 		return usageErrorf("%v", err)
 	}
 	wd, _ := os.Getwd()
+	lim, err := opts.f.FetchLimits()
+	if err != nil {
+		return err
+	}
 	client, err := npm.NewClient(npm.Config{
 		Registry:   opts.NPMRegistry,
 		Getenv:     opts.f.Getenv,
@@ -246,6 +256,7 @@ func resolveNPM(ctx context.Context, opts *InstallOptions, in *install.Installer
 		Offline:    opts.Offline,
 		AllowSHA1:  opts.AllowSHA1,
 		HTTPClient: opts.f.HTTPClient(),
+		Limits:     lim,
 		Progress:   &downloadProgress{f: opts.f},
 	})
 	if err != nil {

@@ -74,10 +74,15 @@ func (f *Factory) marketplace(mo *marketplaceOptions) (*catalog.Client, *paths.P
 	if mo != nil {
 		maxAge, offline = mo.MaxAge, mo.Offline
 	}
+	lim, err := f.FetchLimits()
+	if err != nil {
+		return nil, nil, err
+	}
 	c, err := catalog.New(catalog.Options{
 		Source:     f.RegistrySource(),
 		CacheDir:   p.CacheDir(),
 		HTTPClient: f.HTTPClient(),
+		Fetch:      lim,
 		MaxAge:     maxAge,
 		Offline:    offline,
 		Now:        f.Now,

@@ -130,8 +130,12 @@ func newRegistryNPM(f *Factory, reg, root string) (*npm.Client, error) {
 		cache = p.CacheDir()
 	}
 	work, _ := filepath.Abs(root)
+	lim, err := f.FetchLimits()
+	if err != nil {
+		return nil, err
+	}
 	return npm.NewClient(npm.Config{Registry: reg, Getenv: f.Getenv, HomeDir: f.Getenv("HOME"), WorkDir: work,
-		CacheDir: cache, HTTPClient: f.HTTPClient()})
+		CacheDir: cache, HTTPClient: f.HTTPClient(), Limits: lim})
 }
 
 // registryProblems prints the problems of a *registry.ProblemsError and

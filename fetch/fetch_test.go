@@ -1,0 +1,222 @@
+package fetch
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// fast are limits that keep failing tests short.
+var fast = Limits{HeaderTimeout: 5 * time.Second, IdleTimeout: 5 * time.Second, RetryDelay: time.Millisecond}
+
+func TestLimitsDefaults(t *testing.T) {
+	l := Limits{}.WithDefaults()
+	want := Limits{HeaderTimeout: 30 * time.Second, IdleTimeout: 30 * time.Second, Timeout: 10 * time.Minute,
+		MaxDownload: 100 << 20, Tries: 3, RetryDelay: 500 * time.Millisecond}
+	if l != want {
+		t.Errorf("defaults = %+v, want %+v", l, want)
+	}
+	if l := (Limits{Timeout: time.Second}).WithDefaults(); l.Timeout != time.Second {
+		t.Errorf("Timeout overridden: %v", l.Timeout)
+	}
+}
+
+func TestParseTimeout(t *testing.T) {
+	tests := []struct {
+		name, in string
+		want     time.Duration
+		bad      bool
+	}{
+		{name: "empty", in: "", want: 0},
+		{name: "duration", in: "90s", want: 90 * time.Second},
+		{name: "minutes", in: " 15m ", want: 15 * time.Minute},
+		{name: "bare seconds", in: "45", want: 45 * time.Second},
+		{name: "zero", in: "0", bad: true},
+		{name: "negative", in: "-1m", bad: true},
+		{name: "garbage", in: "soon", bad: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := ParseTimeout(tt.in)
+			if (err != nil) != tt.bad || got != tt.want {
+				t.Errorf("ParseTimeout(%q) = %v, %v", tt.in, got, err)
+			}
+		})
+	}
+}
+
+func TestGetRetriesServerErrors(t *testing.T) {
+	var n atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if n.Add(1) < 3 {
+			http.Error(w, "busy", http.StatusServiceUnavailable)
+			return
+		}
+		io.WriteString(w, "ok")
+	}))
+	defer srv.Close()
+	c := New(Options{Limits: fast})
+	resp, err := c.Get(context.Background(), srv.URL+"/x", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := resp.ReadAll(10)
+	resp.Body.Close()
+	if err != nil || string(data) != "ok" || n.Load() != 3 {
+		t.Fatalf("got %q, %v after %d requests", data, err, n.Load())
+	}
+
+	n.Store(-10)
+	_, err = c.Get(context.Background(), srv.URL+"/x", nil)
+	var he *HTTPError
+	if !errors.As(err, &he) || he.Status != 503 || !strings.Contains(err.Error(), "after 3 tries") {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+func TestGetNotFoundIsNotRetried(t *testing.T) {
+	var n atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n.Add(1)
+		http.NotFound(w, r)
+	}))
+	defer srv.Close()
+	_, err := New(Options{Limits: fast}).Get(context.Background(), srv.URL+"/x", nil)
+	var he *HTTPError
+	if !errors.As(err, &he) || he.Status != 404 || he.Text != "404 Not Found" || n.Load() != 1 {
+		t.Fatalf("err = %v after %d requests", err, n.Load())
+	}
+}
+
+func TestReadAllCap(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/chunked" {
+			w.(http.Flusher).Flush() // no Content-Length
+		}
+		io.WriteString(w, strings.Repeat("x", 100))
+	}))
+	defer srv.Close()
+	c := New(Options{Limits: fast})
+	for _, p := range []string{"/sized", "/chunked"} {
+		resp, err := c.Get(context.Background(), srv.URL+p, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = resp.ReadAll(99)
+		resp.Body.Close()
+		if !errors.Is(err, ErrTooLarge) {
+			t.Errorf("%s: err = %v", p, err)
+		}
+	}
+}
+
+func TestDownloadFile(t *testing.T) {
+	var n atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/broken":
+			// The first answer promises 10 bytes and breaks off after 4.
+			if n.Add(1) == 1 {
+				w.Header().Set("Content-Length", "10")
+				io.WriteString(w, "part")
+				return
+			}
+			io.WriteString(w, "whole body")
+		case "/big":
+			io.WriteString(w, strings.Repeat("x", 1000))
+		}
+	}))
+	defer srv.Close()
+	dir := t.TempDir()
+	c := New(Options{Limits: fast})
+	var seen []int64
+	path, err := c.DownloadFile(context.Background(), Download{URL: srv.URL + "/broken", Dir: dir,
+		Tee: func(total int64) io.Writer { seen = append(seen, total); return io.Discard }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if data, _ := os.ReadFile(path); string(data) != "whole body" || len(seen) != 2 {
+		t.Errorf("got %q after tries announcing %v", data, seen)
+	}
+	os.Remove(path)
+
+	if _, err := c.DownloadFile(context.Background(), Download{URL: srv.URL + "/big", Dir: dir, Limit: 999}); !errors.Is(err, ErrTooLarge) {
+		t.Errorf("cap: %v", err)
+	}
+	if left, _ := filepath.Glob(filepath.Join(dir, "*")); len(left) != 0 {
+		t.Errorf("files left behind: %v", left)
+	}
+}
+
+func TestStalledBody(t *testing.T) {
+	release := make(chan struct{})
+	defer close(release)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.WriteString(w, "first")
+		w.(http.Flusher).Flush()
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+	}))
+	defer srv.Close()
+	l := fast
+	l.IdleTimeout, l.Tries = 100*time.Millisecond, 1
+	_, err := New(Options{Limits: l}).DownloadFile(context.Background(), Download{URL: srv.URL + "/x", Dir: t.TempDir()})
+	if !errors.Is(err, ErrStalled) {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+func TestRedact(t *testing.T) {
+	tests := []struct{ name, in, redact string }{
+		{"user and password", "https://alice:S3cret@h.example/x.tgz", "https://h.example/x.tgz"},
+		{"token as user", "https://ghp_T0KEN@h.example/x", "https://h.example/x"},
+		{"none, kept as is", "https://h.example/a b/x", "https://h.example/a b/x"},
+		{"not a URL with @", "https://a:b@h\x7f/", "<invalid URL>"},
+		{"not a URL", "%zz", "%zz"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := Redact(tt.in); got != tt.redact {
+				t.Errorf("Redact = %q, want %q", got, tt.redact)
+			}
+		})
+	}
+}
+
+// Redact never lets user information through, and a URL without any comes
+// back unchanged.
+func FuzzRedact(f *testing.F) {
+	for _, s := range []string{"https://alice:S3cret@h.example/x.tgz", "https://h/x", "http://a@b@c/", "%zz@", "npm:@s/x@1", "https://[::1]:8/x"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		out := Redact(s)
+		u, err := url.Parse(s)
+		if err != nil {
+			if strings.Contains(s, "@") && out != "<invalid URL>" {
+				t.Fatalf("Redact(%q) = %q", s, out)
+			}
+			return
+		}
+		if u.User == nil || u.User.String() == "" {
+			if out != s {
+				t.Fatalf("Redact(%q) = %q, want it unchanged", s, out)
+			}
+			return
+		}
+		if v, err := url.Parse(out); out != "<invalid URL>" && (err != nil || v.User != nil) {
+			t.Fatalf("Redact(%q) = %q keeps user information", s, out)
+		}
+	})
+}
