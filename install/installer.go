@@ -84,9 +84,13 @@ type Request struct {
 	InstallSource string // SourceArchive (default) or SourceMarketplace
 	// ArchiveFileName is recorded in extensions.json; "" means none.
 	ArchiveFileName string
-	MarketplaceID   string
-	Channel         string
-	ReviewStatus    string
+	// MarketplaceIndex and MarketplaceID say which marketplace entry a
+	// SourceMarketplace install is: the index (as the user names it) and
+	// the extension id in it.
+	MarketplaceIndex string
+	MarketplaceID    string
+	Channel          string
+	ReviewStatus     string
 	// ExpectName and ExpectVersion, when set, must equal the package's.
 	ExpectName    string
 	ExpectVersion string
@@ -284,7 +288,7 @@ func (in *Installer) Install(ctx context.Context, req Request) (*Result, error) 
 		ID: m.ID, Version: m.Version, DirectoryName: entry.DirectoryName, InstallSource: installSource,
 		Source: req.Source, ArchiveFileName: entry.ArchiveFileName, ResolvedURL: req.ResolvedURL,
 		Integrity: integrity, ManifestDigest: bytesSRI(data), GrantedCapabilities: m.RequestedCapabilities,
-		MarketplaceID: req.MarketplaceID, Channel: req.Channel, ReviewStatus: req.ReviewStatus,
+		MarketplaceIndex: req.MarketplaceIndex, MarketplaceID: req.MarketplaceID, Channel: req.Channel, ReviewStatus: req.ReviewStatus,
 		InstalledAtUnixMs: now,
 	}
 	if err := in.writeRecords(reg, recs, entry, rec); err != nil {

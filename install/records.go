@@ -125,10 +125,12 @@ type Record struct {
 	Integrity           string   `json:"integrity,omitempty"`      // sha512 SRI of the artifact
 	ManifestDigest      string   `json:"manifestDigest,omitempty"` // sha512 SRI of package.json
 	GrantedCapabilities []string `json:"grantedCapabilities,omitempty"`
-	MarketplaceID       string   `json:"marketplaceId,omitempty"`
-	Channel             string   `json:"channel,omitempty"`
-	ReviewStatus        string   `json:"reviewStatus,omitempty"`
-	InstalledAtUnixMs   int64    `json:"installedAtUnixMs"`
+	// MarketplaceIndex is the index a marketplace install came from.
+	MarketplaceIndex  string `json:"marketplaceIndex,omitempty"`
+	MarketplaceID     string `json:"marketplaceId,omitempty"`
+	Channel           string `json:"channel,omitempty"`
+	ReviewStatus      string `json:"reviewStatus,omitempty"`
+	InstalledAtUnixMs int64  `json:"installedAtUnixMs"`
 }
 
 type recordsFile struct {

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"time"
 
@@ -455,19 +454,6 @@ func fetchTarball(ctx context.Context, c *catalog.Client, p *catalog.Prepared, a
 	return tb, err
 }
 
-// marketplaceRequest is the install request of a verified tarball.
-func marketplaceRequest(p *catalog.Prepared, tb *npm.Tarball, yes bool) install.Request {
-	return install.Request{
-		Path: tb.Path, Replace: true, AllowDowngrade: yes,
-		Source:        "marketplace:" + p.Item.ExtensionID + "@" + p.Version.Version,
-		ResolvedURL:   p.TarballLocation(),
-		Integrity:     tb.Integrity,
-		InstallSource: install.SourceMarketplace, ArchiveFileName: p.SourceFileName,
-		MarketplaceID: p.Item.ExtensionID, Channel: p.Version.Channel, ReviewStatus: p.Version.ReviewStatus,
-		ExpectName: p.Item.PackageName, ExpectVersion: p.Version.Version,
-	}
-}
-
 // marketplaceInstalledJSON is the --json result of a marketplace install.
 type marketplaceInstalledJSON struct {
 	installedJSON
@@ -485,32 +471,19 @@ func runMarketplaceInstall(ctx context.Context, opts *MarketplaceInstallOptions)
 	if err != nil {
 		return err
 	}
-	prep, err := c.Prepare(ctx, opts.ID, catalog.Selector{Version: opts.Version, Channel: opts.Channel})
-	if errors.Is(err, catalog.ErrBadChannel) {
-		return usageErrorf("%v", err)
-	}
-	if err != nil {
-		return marketplaceError(err)
-	}
-	if !f.Global.JSON {
-		printWarnings(f.IO.ErrOut, prep.Warnings)
-	}
-	consent := catalog.Consent{ReviewAcknowledged: opts.ReviewAcknowledged, AllowRevoked: opts.AllowRevoked}
-	if err := checkPolicy(f, prep, string(p.Host), consent); err != nil {
-		return err
-	}
-	tb, err := fetchTarball(ctx, c, prep, opts.AllowSHA1)
+	ms := &marketplaceSource{f: f, c: c, host: string(p.Host), channel: opts.Channel, allowSHA1: opts.AllowSHA1, printWarnings: !f.Global.JSON,
+		consent: catalog.Consent{ReviewAcknowledged: opts.ReviewAcknowledged, AllowRevoked: opts.AllowRevoked}}
+	art, err := ms.resolver().ResolveMarketplace(ctx, install.MarketplaceRef{ID: opts.ID, Version: opts.Version})
 	if err != nil {
 		return err
 	}
-	if tb.Temporary {
-		defer os.Remove(tb.Path)
-	}
+	defer art.Close()
+	prep := ms.prepared
 	in, err := f.installer(opts.LockTimeout)
 	if err != nil {
 		return err
 	}
-	res, err := installWithConfirm(ctx, &InstallOptions{f: f, Yes: opts.Yes}, in, marketplaceRequest(prep, tb, opts.Yes))
+	res, err := installWithConfirm(ctx, &InstallOptions{f: f, Yes: opts.Yes}, in, art.Request(true, opts.Yes))
 	if errors.Is(err, install.ErrIdentity) {
 		return withHint(err, "the registry's tarball is not the package its catalog names; do not install it")
 	}

@@ -368,27 +368,23 @@ var errNotConsented = errors.New("the update was not accepted")
 // install policy and, when it adds anything, the user's consent.
 func updateOne(ctx context.Context, opts *UpdateOptions, c *catalog.Client, in *install.Installer, host string, st catalog.Status) (*install.Result, error) {
 	f := opts.f
-	prep, err := c.Prepare(ctx, st.ExtensionID, catalog.Selector{Version: st.Latest})
-	if err != nil {
-		return nil, marketplaceError(err)
-	}
-	if err := checkPolicy(f, prep, host, catalog.Consent{ReviewAcknowledged: opts.ReviewAcknowledged}); err != nil {
-		return nil, err
-	}
-	if s := describeAdds(st.Adds); s != "" && !opts.Yes {
-		q := fmt.Sprintf("Updating %s %s → %s %s. Accept?", st.ID, st.Installed, st.Latest, s)
-		if !f.confirm(q) {
-			return nil, fmt.Errorf("%w: %s %s", errNotConsented, st.Latest, s)
-		}
-	}
-	tb, err := fetchTarball(ctx, c, prep, opts.AllowSHA1)
+	ms := &marketplaceSource{f: f, c: c, host: host, allowSHA1: opts.AllowSHA1,
+		consent: catalog.Consent{ReviewAcknowledged: opts.ReviewAcknowledged},
+		check: func(*catalog.Prepared) error {
+			if s := describeAdds(st.Adds); s != "" && !opts.Yes {
+				q := fmt.Sprintf("Updating %s %s → %s %s. Accept?", st.ID, st.Installed, st.Latest, s)
+				if !f.confirm(q) {
+					return fmt.Errorf("%w: %s %s", errNotConsented, st.Latest, s)
+				}
+			}
+			return nil
+		}}
+	art, err := ms.resolver().ResolveMarketplace(ctx, install.MarketplaceRef{ID: st.ExtensionID, Version: st.Latest})
 	if err != nil {
 		return nil, err
 	}
-	if tb.Temporary {
-		defer os.Remove(tb.Path)
-	}
-	req := marketplaceRequest(prep, tb, false)
+	defer art.Close()
+	req := art.Request(true, false)
 	req.Channel = st.Channel
 	res, err := in.Install(ctx, req)
 	if errors.Is(err, install.ErrIdentity) {
@@ -423,4 +419,67 @@ func marketplaceFlags(ctx context.Context, f *Factory, list []install.Installed)
 		}
 	}
 	return flags
+}
+
+// marketplaceSource is the Marketplace resolver of an install.Resolver on
+// catalog client c: it prepares the version a reference names, applies
+// the install policy (asking at a terminal), lets check refuse it, and
+// fetches the verified tarball.
+type marketplaceSource struct {
+	f         *Factory
+	c         *catalog.Client
+	host      string
+	channel   string
+	consent   catalog.Consent
+	allowSHA1 bool
+	// printWarnings writes the detail's warnings to stderr after Prepare.
+	printWarnings bool
+	// check, when set, runs after the policy and before the download.
+	check func(*catalog.Prepared) error
+	// prepared is the version last prepared, for the caller's output.
+	prepared *catalog.Prepared
+}
+
+func (s *marketplaceSource) resolve(ctx context.Context, ref install.MarketplaceRef) (*install.Artifact, error) {
+	prep, err := s.c.Prepare(ctx, ref.ID, catalog.Selector{Version: ref.Version, Channel: s.channel})
+	if errors.Is(err, catalog.ErrBadChannel) {
+		return nil, usageErrorf("%v", err)
+	}
+	if err != nil {
+		return nil, marketplaceError(err)
+	}
+	s.prepared = prep
+	if s.printWarnings {
+		printWarnings(s.f.IO.ErrOut, prep.Warnings)
+	}
+	if err := checkPolicy(s.f, prep, s.host, s.consent); err != nil {
+		return nil, err
+	}
+	if s.check != nil {
+		if err := s.check(prep); err != nil {
+			return nil, err
+		}
+	}
+	tb, err := fetchTarball(ctx, s.c, prep, s.allowSHA1)
+	if err != nil {
+		return nil, err
+	}
+	a := &install.Artifact{
+		Path:            tb.Path,
+		Source:          install.MarketplacePrefix + prep.Item.ExtensionID + "@" + prep.Version.Version,
+		ResolvedURL:     prep.TarballLocation(),
+		Integrity:       tb.Integrity,
+		ArchiveFileName: prep.SourceFileName,
+		MarketplaceID:   prep.Item.ExtensionID, Channel: prep.Version.Channel, ReviewStatus: prep.Version.ReviewStatus,
+		ExpectName: prep.Item.PackageName, ExpectVersion: prep.Version.Version,
+	}
+	if tb.Temporary {
+		a.OnClose(func() { os.Remove(tb.Path) })
+	}
+	return a, nil
+}
+
+// resolver returns the install.Resolver that resolves through s.
+func (s *marketplaceSource) resolver() *install.Resolver {
+	return &install.Resolver{Marketplace: s.resolve}
 }
