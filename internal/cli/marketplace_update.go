@@ -47,9 +47,10 @@ The newer tarballs are downloaded (and cached) to read what they add.`,
 	return cmd
 }
 
-// statuses returns the catalog status of every installed extension, with
-// Adds completed from the newer tarballs' manifests where they can be read.
-func statuses(ctx context.Context, f *Factory, c *catalog.Client, host string, allowSHA1 bool) ([]catalog.Status, []install.Installed, []catalog.Warning, error) {
+// statuses returns the catalog status of every installed extension the
+// marketplace knows, the installs, and the catalog's warnings. Adds holds
+// only the capabilities the details list; completeAdds reads the rest.
+func statuses(ctx context.Context, f *Factory, c *catalog.Client, host string) ([]catalog.Status, []install.Installed, []catalog.Warning, error) {
 	p, err := f.Paths()
 	if err != nil {
 		return nil, nil, nil, err
@@ -58,19 +59,27 @@ func statuses(ctx context.Context, f *Factory, c *catalog.Client, host string, a
 	if err != nil {
 		return nil, nil, nil, err
 	}
+	cat, err := c.Catalog(ctx)
+	if err != nil {
+		return nil, nil, nil, marketplaceError(err)
+	}
 	sts, err := c.Statuses(ctx, installed, host)
 	if err != nil {
 		return nil, nil, nil, marketplaceError(err)
 	}
-	cat, _ := c.Catalog(ctx)
-	warnings := cat.Warnings
+	return sts, installed, cat.Warnings, nil
+}
+
+// completeAdds completes the Adds of each outdated status from the newer
+// tarball's manifest, and returns a warning for each it cannot read.
+func completeAdds(ctx context.Context, c *catalog.Client, sts []catalog.Status, installed []install.Installed, allowSHA1 bool) []catalog.Warning {
+	var warnings []catalog.Warning
 	for i := range sts {
 		st := &sts[i]
 		if !st.Outdated {
 			continue
 		}
-		in := findInstalled(installed, st.ID)
-		adds, err := fullAdditions(ctx, c, st, in, allowSHA1)
+		adds, err := fullAdditions(ctx, c, st, findInstalled(installed, st.ID), allowSHA1)
 		if err != nil {
 			warnings = append(warnings, catalog.Warning{Pointer: st.ID,
 				Message: "could not read " + st.Latest + " to see what it adds beyond capabilities: " + err.Error()})
@@ -78,7 +87,7 @@ func statuses(ctx context.Context, f *Factory, c *catalog.Client, host string, a
 		}
 		st.Adds = adds
 	}
-	return sts, installed, warnings, nil
+	return warnings
 }
 
 func findInstalled(list []install.Installed, id string) *install.Installed {
@@ -93,6 +102,9 @@ func findInstalled(list []install.Installed, id string) *install.Installed {
 // fullAdditions reads the tarball of st.Latest and diffs its manifest with
 // the installed one (capabilities against those recorded as granted).
 func fullAdditions(ctx context.Context, c *catalog.Client, st *catalog.Status, in *install.Installed, allowSHA1 bool) (*catalog.Additions, error) {
+	if in == nil {
+		return nil, errors.New("not installed")
+	}
 	prep, err := c.Prepare(ctx, st.ExtensionID, catalog.Selector{Version: st.Latest})
 	if err != nil {
 		return nil, err
@@ -104,12 +116,15 @@ func fullAdditions(ctx context.Context, c *catalog.Client, st *catalog.Status, i
 	if tb.Temporary {
 		defer os.Remove(tb.Path)
 	}
-	m, err := catalog.PackageManifest(tb.Path)
+	return additionsOf(in, tb.Path)
+}
+
+// additionsOf diffs the manifest of the tarball file with the installed
+// one (capabilities against those recorded as granted).
+func additionsOf(in *install.Installed, file string) (*catalog.Additions, error) {
+	m, err := catalog.PackageManifest(file)
 	if err != nil {
 		return nil, err
-	}
-	if in == nil {
-		return nil, errors.New("not installed")
 	}
 	var granted []string
 	if in.Record != nil {
@@ -145,10 +160,11 @@ func runOutdated(ctx context.Context, opts *OutdatedOptions) error {
 	if err != nil {
 		return err
 	}
-	sts, _, warnings, err := statuses(ctx, f, c, string(p.Host), opts.AllowSHA1)
+	sts, installed, warnings, err := statuses(ctx, f, c, string(p.Host))
 	if err != nil {
 		return err
 	}
+	warnings = append(warnings, completeAdds(ctx, c, sts, installed, opts.AllowSHA1)...)
 	if f.Global.JSON {
 		if sts == nil {
 			sts = []catalog.Status{}
@@ -269,7 +285,7 @@ func runUpdate(ctx context.Context, opts *UpdateOptions) error {
 		return err
 	}
 	host := string(p.Host)
-	sts, _, warnings, err := statuses(ctx, f, c, host, opts.AllowSHA1)
+	sts, installed, warnings, err := statuses(ctx, f, c, host)
 	if err != nil {
 		return err
 	}
@@ -316,7 +332,10 @@ func runUpdate(ctx context.Context, opts *UpdateOptions) error {
 			continue
 		}
 		r.To = st.Latest
-		res, err := updateOne(ctx, opts, c, in, host, st)
+		res, adds, err := updateOne(ctx, opts, c, in, host, st, findInstalled(installed, st.ID))
+		if adds != nil {
+			r.Adds = adds
+		}
 		switch {
 		case err == nil:
 			r.Status = "updated"
@@ -324,7 +343,7 @@ func runUpdate(ctx context.Context, opts *UpdateOptions) error {
 			r.Rollback = res.Previous
 			if !f.Global.JSON {
 				fmt.Fprintf(w, "Updated %s %s → %s", st.ID, st.Installed, st.Latest)
-				if s := describeAdds(st.Adds); s != "" {
+				if s := describeAdds(r.Adds); s != "" {
 					fmt.Fprintf(w, " (%s; granted)", s)
 				}
 				fmt.Fprintln(w)
@@ -364,14 +383,25 @@ func runUpdate(ctx context.Context, opts *UpdateOptions) error {
 
 var errNotConsented = errors.New("the update was not accepted")
 
-// updateOne installs st.Latest over the installed version, after the
-// install policy and, when it adds anything, the user's consent.
-func updateOne(ctx context.Context, opts *UpdateOptions, c *catalog.Client, in *install.Installer, host string, st catalog.Status) (*install.Result, error) {
+// updateOne installs st.Latest over installed, after the install policy
+// and, when the downloaded version adds anything, the user's consent. It
+// returns what the version adds, once it is known.
+func updateOne(ctx context.Context, opts *UpdateOptions, c *catalog.Client, in *install.Installer, host string, st catalog.Status, installed *install.Installed) (*install.Result, *catalog.Additions, error) {
 	f := opts.f
+	if installed == nil {
+		return nil, nil, fmt.Errorf("%s is not installed", st.ID)
+	}
+	var adds *catalog.Additions
 	ms := &marketplaceSource{f: f, c: c, host: host, allowSHA1: opts.AllowSHA1,
 		consent: catalog.Consent{ReviewAcknowledged: opts.ReviewAcknowledged},
-		check: func(*catalog.Prepared) error {
-			if s := describeAdds(st.Adds); s != "" && !opts.Yes {
+		check: func(_ *catalog.Prepared, tarball string) error {
+			// Consent is asked for what the bytes about to be installed add.
+			a, err := additionsOf(installed, tarball)
+			if err != nil {
+				return err
+			}
+			adds = a
+			if s := describeAdds(a); s != "" && !opts.Yes {
 				q := fmt.Sprintf("Updating %s %s → %s %s. Accept?", st.ID, st.Installed, st.Latest, s)
 				if !f.confirm(q) {
 					return fmt.Errorf("%w: %s %s", errNotConsented, st.Latest, s)
@@ -381,16 +411,16 @@ func updateOne(ctx context.Context, opts *UpdateOptions, c *catalog.Client, in *
 		}}
 	art, err := ms.resolver().ResolveMarketplace(ctx, install.MarketplaceRef{ID: st.ExtensionID, Version: st.Latest})
 	if err != nil {
-		return nil, err
+		return nil, adds, err
 	}
 	defer art.Close()
 	req := art.Request(true, false)
 	req.Channel = st.Channel
 	res, err := in.Install(ctx, req)
 	if errors.Is(err, install.ErrIdentity) {
-		return nil, withHint(err, "the registry's tarball is not the package its catalog names; do not install it")
+		return nil, adds, withHint(err, "the registry's tarball is not the package its catalog names; do not install it")
 	}
-	return res, err
+	return res, adds, err
 }
 
 // marketplaceFlags says, per installed id, what the cached marketplace index
@@ -434,8 +464,9 @@ type marketplaceSource struct {
 	allowSHA1 bool
 	// printWarnings writes the detail's warnings to stderr after Prepare.
 	printWarnings bool
-	// check, when set, runs after the policy and before the download.
-	check func(*catalog.Prepared) error
+	// check, when set, runs on the downloaded and verified tarball, before
+	// it is handed to the installer.
+	check func(p *catalog.Prepared, tarball string) error
 	// prepared is the version last prepared, for the caller's output.
 	prepared *catalog.Prepared
 }
@@ -455,14 +486,17 @@ func (s *marketplaceSource) resolve(ctx context.Context, ref install.Marketplace
 	if err := checkPolicy(s.f, prep, s.host, s.consent); err != nil {
 		return nil, err
 	}
-	if s.check != nil {
-		if err := s.check(prep); err != nil {
-			return nil, err
-		}
-	}
 	tb, err := fetchTarball(ctx, s.c, prep, s.allowSHA1)
 	if err != nil {
 		return nil, err
+	}
+	if s.check != nil {
+		if err := s.check(prep, tb.Path); err != nil {
+			if tb.Temporary {
+				os.Remove(tb.Path)
+			}
+			return nil, err
+		}
 	}
 	a := &install.Artifact{
 		Path:            tb.Path,

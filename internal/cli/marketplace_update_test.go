@@ -1,0 +1,73 @@
+package cli
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/spiritagents/spirit/catalog"
+)
+
+// twoOutdated serves a registry with two extensions, each with 1.0.0 and
+// 1.1.0 (nothing added), and installs both at 1.0.0.
+func twoOutdated(t *testing.T) (*cliEnv, *httptest.Server, *requestLog) {
+	t.Helper()
+	dir := t.TempDir()
+	caps := []string{"system-prompt"}
+	ext := func(id, pkg string) fixtureExt {
+		return fixtureExt{ID: id, Package: pkg, Versions: []fixtureVersion{
+			{Version: "1.0.0", Spirit: helloSpirit(caps, nil)},
+			{Version: "1.1.0", Spirit: helloSpirit(caps, nil)},
+		}}
+	}
+	buildRegistry(t, dir, ext("fixture.a", "@fixture/a"), ext("fixture.b", "@fixture/b"))
+	log := &requestLog{}
+	srv := httptest.NewServer(log.wrap(http.FileServer(http.Dir(dir))))
+	t.Cleanup(srv.Close)
+	e := &cliEnv{data: t.TempDir(), now: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)}
+	for _, id := range []string{"fixture.a", "fixture.b"} {
+		if code, out, errOut := e.run(t, srv.URL, false, "", "extension", "marketplace", "install", id, "--version", "1.0.0"); code != 0 {
+			t.Fatalf("install %s: %d\n%s\n%s", id, code, out, errOut)
+		}
+	}
+	return e, srv, log
+}
+
+// TestUpdateOneDownloadsOnlyIt: `update ID` fetches the tarball of ID's
+// newer version only, not those of the other outdated extensions.
+func TestUpdateOneDownloadsOnlyIt(t *testing.T) {
+	e, srv, log := twoOutdated(t)
+	code, out, errOut := e.run(t, srv.URL, false, "", "extension", "update", "@fixture/a")
+	if code != 0 || !strings.Contains(out, "Updated @fixture/a 1.0.0 → 1.1.0") {
+		t.Fatalf("update: %d\n%s\n%s", code, out, errOut)
+	}
+	got := log.tarballs()
+	if got["/tarballs/fixture.b-1.1.0.tgz"] != 0 {
+		t.Errorf("update @fixture/a downloaded fixture.b's tarball: %v", got)
+	}
+	if got["/tarballs/fixture.a-1.1.0.tgz"] != 1 {
+		t.Errorf("fixture.a 1.1.0 fetched %d times, want 1: %v", got["/tarballs/fixture.a-1.1.0.tgz"], got)
+	}
+}
+
+// TestFullAdditionsNotInstalled: nothing is downloaded for an extension
+// that is not installed.
+func TestFullAdditionsNotInstalled(t *testing.T) {
+	_, srv, log := twoOutdated(t)
+	before := log.tarballs()["/tarballs/fixture.a-1.1.0.tgz"]
+	c, err := catalog.New(catalog.Options{Source: srv.URL, CacheDir: filepath.Join(t.TempDir(), "cache"), HTTPClient: srv.Client()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := &catalog.Status{ID: "@fixture/a", ExtensionID: "fixture.a", Installed: "1.0.0", Latest: "1.1.0", Outdated: true}
+	if _, err := fullAdditions(context.Background(), c, st, nil, false); err == nil || !strings.Contains(err.Error(), "not installed") {
+		t.Errorf("err = %v", err)
+	}
+	if n := log.tarballs()["/tarballs/fixture.a-1.1.0.tgz"]; n != before {
+		t.Errorf("the tarball of an extension that is not installed was downloaded (%d requests)", n-before)
+	}
+}
