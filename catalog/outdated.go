@@ -3,41 +3,63 @@ package catalog
 import (
 	"context"
 	"errors"
+	"net/url"
 	"slices"
 
 	"github.com/spiritagents/spirit/install"
 	"github.com/spiritagents/spirit/manifest"
 )
 
-// ItemFor returns the catalog item of an installed extension: the item
-// whose packageName is its id, else whose extensionId is its id, else the
-// marketplace id recorded at install; nil when none.
-func ItemFor(c *Catalog, in *install.Installed) *Item {
-	for i := range c.Items {
-		if c.Items[i].PackageName == in.ID {
-			return &c.Items[i]
-		}
+// IndexName is the name of the index src recorded on a marketplace
+// install: the source as the user names it, without URL credentials.
+func IndexName(src *Source) string {
+	if src.Kind == KindURL {
+		return src.URL.Redacted()
 	}
-	for i := range c.Items {
-		if c.Items[i].ExtensionID == in.ID {
-			return &c.Items[i]
-		}
-	}
-	if in.Record != nil && in.Record.MarketplaceID != "" {
-		for i := range c.Items {
-			if c.Items[i].ExtensionID == in.Record.MarketplaceID {
-				return &c.Items[i]
+	if src.Kind == KindGit {
+		if u, err := url.Parse(src.Repo); err == nil && u.User != nil {
+			s := "git+" + u.Redacted()
+			if src.Ref != "" {
+				s += "#" + src.Ref
 			}
+			return s
+		}
+	}
+	return src.String()
+}
+
+// OriginOf is the marketplace origin of item it in the index src: what an
+// install of it records, and what it may replace.
+func OriginOf(src *Source, it *Item) install.MarketplaceOrigin {
+	index := IndexName(src)
+	official := false
+	if def, err := ParseSource(DefaultRegistry); err == nil {
+		official = index == IndexName(def)
+	}
+	return install.MarketplaceOrigin{Index: index, ExtensionID: it.ExtensionID, PackageName: it.PackageName, Official: official}
+}
+
+// ItemFor returns the catalog item that an installed extension was
+// installed from, in the index src: the item whose origin owns the install
+// (install.MarketplaceOrigin.Owns); nil when none. An install from
+// anywhere else (a local archive, npm, a URL, another index) is never
+// taken for a marketplace install, even when its id is an item's
+// packageName or extensionId.
+func ItemFor(c *Catalog, src *Source, in *install.Installed) *Item {
+	for i := range c.Items {
+		if OriginOf(src, &c.Items[i]).Owns(in.Entry, in.Record) {
+			return &c.Items[i]
 		}
 	}
 	return nil
 }
 
-// InstalledByItem maps each catalog extensionId to its install, if any.
-func InstalledByItem(c *Catalog, installed []install.Installed) map[string]*install.Installed {
+// InstalledByItem maps each catalog extensionId to its install from the
+// index src, if any.
+func InstalledByItem(c *Catalog, src *Source, installed []install.Installed) map[string]*install.Installed {
 	out := map[string]*install.Installed{}
 	for i := range installed {
-		if it := ItemFor(c, &installed[i]); it != nil {
+		if it := ItemFor(c, src, &installed[i]); it != nil {
 			if _, taken := out[it.ExtensionID]; !taken {
 				out[it.ExtensionID] = &installed[i]
 			}
@@ -131,8 +153,8 @@ type Status struct {
 	Error string `json:"error,omitempty"`
 }
 
-// Statuses returns the Status of every installed extension the catalog
-// knows, in the order of installed, for host. A detail that cannot be
+// Statuses returns the Status of every installed extension that was
+// installed from this index (ItemFor), in the order of installed, for host. A detail that cannot be
 // read is reported in Status.Error, not as a failure.
 func (c *Client) Statuses(ctx context.Context, installed []install.Installed, host string) ([]Status, error) {
 	cat, err := c.Catalog(ctx)
@@ -142,7 +164,7 @@ func (c *Client) Statuses(ctx context.Context, installed []install.Installed, ho
 	var out []Status
 	for i := range installed {
 		in := &installed[i]
-		it := ItemFor(cat, in)
+		it := ItemFor(cat, c.src, in)
 		if it == nil || in.Manifest == nil {
 			continue
 		}

@@ -94,6 +94,10 @@ type Request struct {
 	// ExpectName and ExpectVersion, when set, must equal the package's.
 	ExpectName    string
 	ExpectVersion string
+	// Owner, when set, limits Replace to an install that Owner owns; any
+	// other install is refused with a *ForeignInstallError. It is checked
+	// under the lock.
+	Owner *MarketplaceOrigin
 }
 
 // Result is a finished install.
@@ -262,6 +266,10 @@ func (in *Installer) Install(ctx context.Context, req Request) (*Result, error) 
 		}
 	}
 	oldRecord := recs[m.ID]
+	if exists && req.Owner != nil && !req.Owner.Owns(oldEntry, oldRecord) {
+		return nil, &ForeignInstallError{ID: m.ID, Version: previous, From: DescribeOrigin(oldEntry, oldRecord),
+			Incoming: *req.Owner, IncomingVersion: m.Version}
+	}
 
 	// The commit point: the new directory takes the target's place.
 	if exists {

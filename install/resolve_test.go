@@ -194,3 +194,75 @@ func TestResolveURLInstall(t *testing.T) {
 		t.Errorf("downloads left behind: %v", ents)
 	}
 }
+
+func TestMarketplaceOriginOwns(t *testing.T) {
+	o := install.MarketplaceOrigin{Index: "https://index.example/", ExtensionID: "corp.tool", PackageName: "@corp/tool"}
+	official := o
+	official.Official = true
+	mk := func(index, id string) *install.Record {
+		return &install.Record{ID: "@corp/tool", InstallSource: install.SourceMarketplace, MarketplaceIndex: index, MarketplaceID: id}
+	}
+	appsEntry := &install.Entry{ID: "@corp/tool", InstallSource: install.SourceMarketplace}
+	tests := []struct {
+		name   string
+		origin install.MarketplaceOrigin
+		entry  *install.Entry
+		record *install.Record
+		want   bool
+	}{
+		{name: "same index and id", origin: o, record: mk("https://index.example/", "corp.tool"), want: true},
+		{name: "another index", origin: o, record: mk("https://evil.example/", "corp.tool")},
+		{name: "another id", origin: o, record: mk("https://index.example/", "corp.other")},
+		{name: "a local archive of the same name", origin: o, record: &install.Record{ID: "@corp/tool", InstallSource: install.SourceArchive, Source: "./tool.tgz"}},
+		{name: "archive claiming a marketplace id", origin: o, record: &install.Record{ID: "@corp/tool", InstallSource: install.SourceArchive, MarketplaceIndex: "https://index.example/", MarketplaceID: "corp.tool"}},
+		{name: "no index recorded, not the official index", origin: o, record: mk("", "corp.tool")},
+		{name: "no index recorded, the official index", origin: official, record: mk("", "corp.tool"), want: true},
+		{name: "apps install, not the official index", origin: o, entry: appsEntry},
+		{name: "apps install, the official index", origin: official, entry: appsEntry, want: true},
+		{name: "archive entry without record", origin: official, entry: &install.Entry{ID: "@corp/tool", InstallSource: install.SourceArchive}},
+		{name: "nothing", origin: official},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := tt.origin.Owns(tt.entry, tt.record); got != tt.want {
+				t.Errorf("Owns = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestInstallOwnerRefusesForeign: an install with Owner does not replace
+// an install from elsewhere, and leaves it as it was.
+func TestInstallOwnerRefusesForeign(t *testing.T) {
+	in, root := newInstaller(t)
+	ctx := context.Background()
+	if _, err := in.Install(ctx, install.Request{Path: goodPath("corpus-ext-1.0.0.zip"), Source: "./corpus-ext-1.0.0.zip"}); err != nil {
+		t.Fatal(err)
+	}
+	before := snapshot(t, root)
+	owner := &install.MarketplaceOrigin{Index: "https://index.example/", ExtensionID: "corpus.ext", PackageName: "corpus-ext"}
+	req := install.Request{Path: goodPath("corpus-ext-2.0.0.tgz"), Replace: true, InstallSource: install.SourceMarketplace,
+		MarketplaceIndex: owner.Index, MarketplaceID: owner.ExtensionID, Owner: owner}
+	_, err := in.Install(ctx, req)
+	var fe *install.ForeignInstallError
+	if !errors.As(err, &fe) || !errors.Is(err, install.ErrForeignInstall) {
+		t.Fatalf("err = %v", err)
+	}
+	want := "corpus-ext 1.0.0 is installed from ./corpus-ext-1.0.0.zip, not from marketplace extension corpus.ext of https://index.example/; installing 2.0.0 would replace it"
+	if err.Error() != want {
+		t.Errorf("message\n got %s\nwant %s", err, want)
+	}
+	if diff := cmp.Diff(before, snapshot(t, root)); diff != "" {
+		t.Errorf("the refused install changed the tree:\n%s", diff)
+	}
+	// Without Owner (the user's --replace) it replaces; then the owner owns it.
+	req.Owner = nil
+	if _, err := in.Install(ctx, req); err != nil {
+		t.Fatal(err)
+	}
+	req.Owner, req.Path = owner, goodPath("corpus-ext-1.0.0.zip")
+	req.AllowDowngrade = true
+	if _, err := in.Install(ctx, req); err != nil {
+		t.Errorf("the owner's own install was refused: %v", err)
+	}
+}

@@ -179,7 +179,7 @@ func runMarketplaceList(ctx context.Context, opts *MarketplaceListOptions) error
 	}
 	items := catalog.Search(cat.Items, strings.Join(opts.Query, " "), opts.All)
 	installed, _ := install.List(p)
-	byItem := catalog.InstalledByItem(cat, installed)
+	byItem := catalog.InstalledByItem(cat, c.Source(), installed)
 	out := marketplaceListJSON{Registry: c.Source().String(), Items: []marketplaceItemJSON{}, Warnings: cat.Warnings}
 	if cat.Origin != nil {
 		out.FromCache, out.Stale = cat.Origin.FromCache, cat.Origin.Stale
@@ -367,7 +367,10 @@ type MarketplaceInstallOptions struct {
 	AllowRevoked       bool
 	AllowSHA1          bool
 	Yes                bool
-	LockTimeout        time.Duration
+	// Replace lets the install replace one that did not come from this
+	// marketplace entry (a local archive, npm, a URL, another index).
+	Replace     bool
+	LockTimeout time.Duration
 }
 
 func newCmdMarketplaceInstall(f *Factory, mo *marketplaceOptions, runF func(*MarketplaceInstallOptions) error) *cobra.Command {
@@ -405,6 +408,7 @@ integrity lists, and its package.json name and version must be the catalog's.`,
 	fl.BoolVar(&opts.AllowRevoked, "allow-revoked", false, "install a version whose review was revoked")
 	fl.BoolVar(&opts.AllowSHA1, "allow-sha1", false, "accept a tarball that only a sha1 digest verifies")
 	fl.BoolVarP(&opts.Yes, "yes", "y", false, "do not ask before a downgrade")
+	fl.BoolVar(&opts.Replace, "replace", false, "replace an installed extension with the same id that did not come from this marketplace entry")
 	fl.DurationVar(&opts.LockTimeout, "lock-timeout", install.DefaultLockTimeout, "how long to wait for another spirit command")
 	return cmd
 }
@@ -483,9 +487,20 @@ func runMarketplaceInstall(ctx context.Context, opts *MarketplaceInstallOptions)
 	if err != nil {
 		return err
 	}
-	res, err := installWithConfirm(ctx, &InstallOptions{f: f, Yes: opts.Yes}, in, art.Request(true, opts.Yes))
-	if errors.Is(err, install.ErrIdentity) {
+	req := art.Request(true, opts.Yes)
+	owner := catalog.OriginOf(c.Source(), prep.Item)
+	if !opts.Replace {
+		req.Owner = &owner
+	} else if old, err := install.Find(p, prep.Item.PackageName); err == nil && !owner.Owns(old.Entry, old.Record) {
+		fmt.Fprintf(f.IO.ErrOut, "Replacing %s %s, installed from %s, with %s %s.\n",
+			old.ID, old.Version(), install.DescribeOrigin(old.Entry, old.Record), owner, prep.Version.Version)
+	}
+	res, err := installWithConfirm(ctx, &InstallOptions{f: f, Yes: opts.Yes}, in, req)
+	switch {
+	case errors.Is(err, install.ErrIdentity):
 		return withHint(err, "the registry's tarball is not the package its catalog names; do not install it")
+	case errors.Is(err, install.ErrForeignInstall):
+		return withHint(err, "pass --replace to replace it (it is kept for 'spirit extension rollback')")
 	}
 	if err != nil {
 		return err

@@ -309,6 +309,11 @@ func runUpdate(ctx context.Context, opts *UpdateOptions) error {
 				}
 			}
 			if !found {
+				if in := findInstalled(installed, id); in != nil {
+					return withHint(fmt.Errorf("%s is installed from %s, not from the marketplace %s; update replaces only what that marketplace installed",
+						id, install.DescribeOrigin(in.Entry, in.Record), catalog.IndexName(c.Source())),
+						"to replace it with the marketplace's version: 'spirit extension marketplace install "+id+" --replace'")
+				}
 				return withHint(fmt.Errorf("%s is not an installed extension that the marketplace knows", id),
 					"see 'spirit extension outdated' for the extensions it knows")
 			}
@@ -416,6 +421,8 @@ func updateOne(ctx context.Context, opts *UpdateOptions, c *catalog.Client, in *
 	defer art.Close()
 	req := art.Request(true, false)
 	req.Channel = st.Channel
+	owner := catalog.OriginOf(c.Source(), ms.prepared.Item)
+	req.Owner = &owner
 	res, err := in.Install(ctx, req)
 	if errors.Is(err, install.ErrIdentity) {
 		return nil, adds, withHint(err, "the registry's tarball is not the package its catalog names; do not install it")
@@ -499,12 +506,13 @@ func (s *marketplaceSource) resolve(ctx context.Context, ref install.Marketplace
 		}
 	}
 	a := &install.Artifact{
-		Path:            tb.Path,
-		Source:          install.MarketplacePrefix + prep.Item.ExtensionID + "@" + prep.Version.Version,
-		ResolvedURL:     prep.TarballLocation(),
-		Integrity:       tb.Integrity,
-		ArchiveFileName: prep.SourceFileName,
-		MarketplaceID:   prep.Item.ExtensionID, Channel: prep.Version.Channel, ReviewStatus: prep.Version.ReviewStatus,
+		Path:             tb.Path,
+		MarketplaceIndex: catalog.IndexName(s.c.Source()),
+		Source:           install.MarketplacePrefix + prep.Item.ExtensionID + "@" + prep.Version.Version,
+		ResolvedURL:      prep.TarballLocation(),
+		Integrity:        tb.Integrity,
+		ArchiveFileName:  prep.SourceFileName,
+		MarketplaceID:    prep.Item.ExtensionID, Channel: prep.Version.Channel, ReviewStatus: prep.Version.ReviewStatus,
 		ExpectName: prep.Item.PackageName, ExpectVersion: prep.Version.Version,
 	}
 	if tb.Temporary {

@@ -71,3 +71,30 @@ func TestFullAdditionsNotInstalled(t *testing.T) {
 		t.Errorf("the tarball of an extension that is not installed was downloaded (%d requests)", n-before)
 	}
 }
+
+// TestAnotherIndexDoesNotReplace: the same catalog served from a second
+// index is not the index an extension was installed from; it neither
+// lists nor updates it, and its install needs --replace.
+func TestAnotherIndexDoesNotReplace(t *testing.T) {
+	e, srv, _ := twoOutdated(t)
+	mirror := httptest.NewServer(srv.Config.Handler)
+	defer mirror.Close()
+
+	code, out, errOut := e.run(t, mirror.URL, false, "", "extension", "outdated")
+	if code != 0 || !strings.Contains(out, "All 0 marketplace extensions are up to date.") {
+		t.Fatalf("outdated on the mirror: %d\n%s\n%s", code, out, errOut)
+	}
+	code, out, errOut = e.run(t, mirror.URL, false, "", "extension", "update", "--all", "--yes")
+	if code != 0 || strings.Contains(out, "Updated") {
+		t.Fatalf("update --all on the mirror: %d\n%s\n%s", code, out, errOut)
+	}
+	code, _, errOut = e.run(t, mirror.URL, false, "", "extension", "marketplace", "install", "fixture.a")
+	want := "@fixture/a 1.0.0 is installed from marketplace extension fixture.a of " + srv.URL + "/, not from marketplace extension fixture.a of " + mirror.URL + "/; installing 1.1.0 would replace it"
+	if code != ExitFailure || !strings.Contains(errOut, want) || !strings.Contains(errOut, "Hint: pass --replace") {
+		t.Fatalf("install from the mirror: %d\n%s\nwant %s", code, errOut, want)
+	}
+	code, out, errOut = e.run(t, srv.URL, false, "", "extension", "outdated")
+	if code != 0 || !strings.Contains(out, "@fixture/a") || !strings.Contains(out, "@fixture/b") {
+		t.Fatalf("outdated on the index it came from: %d\n%s\n%s", code, out, errOut)
+	}
+}
