@@ -75,11 +75,60 @@ type Additions struct {
 	Tools            []string `json:"tools,omitempty"`
 	ActivationEvents []string `json:"activationEvents,omitempty"`
 	SecretSlots      []string `json:"secretSlots,omitempty"`
+	// ApprovalModes are the tools of both versions whose calls needed the
+	// user (need-approval, need-questions) and no longer do: a loosening
+	// that needs the same consent as a new capability.
+	ApprovalModes []ApprovalChange `json:"approvalModes,omitempty"`
 }
+
+// ApprovalChange is one tool whose approval mode an update changes.
+type ApprovalChange struct {
+	Tool string `json:"tool"`
+	From string `json:"from"`
+	To   string `json:"to"`
+}
+
+// String is "TOOL FROM → TO".
+func (c ApprovalChange) String() string { return c.Tool + " " + c.From + " → " + c.To }
 
 // Empty reports whether nothing is added.
 func (a *Additions) Empty() bool {
-	return a == nil || len(a.Capabilities)+len(a.Tools)+len(a.ActivationEvents)+len(a.SecretSlots) == 0
+	return a == nil || len(a.Capabilities)+len(a.Tools)+len(a.ActivationEvents)+len(a.SecretSlots)+len(a.ApprovalModes) == 0
+}
+
+// approvalMode is a tool's mode as the runtime applies it: no mode is
+// "allowed".
+func approvalMode(t manifest.Tool) string {
+	if t.ApprovalMode == "" {
+		return "allowed"
+	}
+	return t.ApprovalMode
+}
+
+// gated reports whether a call in mode waits for the user.
+func gated(mode string) bool { return mode == "need-approval" || mode == "need-questions" }
+
+// loosened returns the tools of both prev and next that waited for the
+// user in prev and may run without it in next. With a tool name listed
+// more than once, any gated entry of prev and any ungated one of next
+// count, so a duplicate cannot hide a loosening.
+func loosened(prev, next []manifest.Tool) []ApprovalChange {
+	before := map[string]string{}
+	for _, t := range prev {
+		if m := approvalMode(t); gated(m) && before[t.Name] == "" {
+			before[t.Name] = m
+		}
+	}
+	var out []ApprovalChange
+	done := map[string]bool{}
+	for _, t := range next {
+		from, to := before[t.Name], approvalMode(t)
+		if from != "" && !gated(to) && !done[t.Name] {
+			done[t.Name] = true
+			out = append(out, ApprovalChange{Tool: t.Name, From: from, To: to})
+		}
+	}
+	return out
 }
 
 func added(old, new []string) []string {
@@ -122,6 +171,9 @@ func Diff(prev, next *manifest.Manifest, granted []string) Additions {
 		ns = append(ns, s.Key)
 	}
 	a.Tools, a.SecretSlots = added(tools, nt), added(secrets, ns)
+	if prev != nil {
+		a.ApprovalModes = loosened(prev.Tools(), next.Tools())
+	}
 	return a
 }
 

@@ -1,9 +1,11 @@
 package catalog
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/spiritagents/spirit/install"
+	"github.com/spiritagents/spirit/manifest"
 )
 
 // TestItemForOnlyMarketplaceInstalls: an install is the catalog item's only
@@ -68,5 +70,43 @@ func TestIndexNameHidesCredentials(t *testing.T) {
 		if got := IndexName(src); got != want {
 			t.Errorf("IndexName(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+func TestDiffApprovalModes(t *testing.T) {
+	mk := func(tools ...manifest.Tool) *manifest.Manifest {
+		return &manifest.Manifest{Contributes: &manifest.Contributes{Tools: tools}}
+	}
+	tool := func(name, mode string) manifest.Tool { return manifest.Tool{Name: name, ApprovalMode: mode} }
+	tests := []struct {
+		name       string
+		prev, next *manifest.Manifest
+		want       []ApprovalChange
+		wantTools  []string
+	}{
+		{name: "need-approval to allowed", prev: mk(tool("run", "need-approval")), next: mk(tool("run", "allowed")),
+			want: []ApprovalChange{{"run", "need-approval", "allowed"}}},
+		{name: "need-approval to unset", prev: mk(tool("run", "need-approval")), next: mk(tool("run", "")),
+			want: []ApprovalChange{{"run", "need-approval", "allowed"}}},
+		{name: "need-questions to allowed", prev: mk(tool("ask", "need-questions")), next: mk(tool("ask", "allowed")),
+			want: []ApprovalChange{{"ask", "need-questions", "allowed"}}},
+		{name: "tightened", prev: mk(tool("run", "")), next: mk(tool("run", "need-approval"))},
+		{name: "need-approval to need-questions", prev: mk(tool("run", "need-approval")), next: mk(tool("run", "need-questions"))},
+		{name: "unchanged", prev: mk(tool("run", "need-approval")), next: mk(tool("run", "need-approval"))},
+		{name: "a duplicate does not hide it", prev: mk(tool("run", "need-approval")), next: mk(tool("run", "need-approval"), tool("run", "allowed")),
+			want: []ApprovalChange{{"run", "need-approval", "allowed"}}},
+		{name: "added tool", prev: mk(tool("run", "need-approval")), next: mk(tool("run", "need-approval"), tool("rm", "")),
+			wantTools: []string{"rm"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			a := Diff(tt.prev, tt.next, nil)
+			if !slices.Equal(a.ApprovalModes, tt.want) || !slices.Equal(a.Tools, tt.wantTools) {
+				t.Errorf("approvals %v tools %v, want %v %v", a.ApprovalModes, a.Tools, tt.want, tt.wantTools)
+			}
+			if a.Empty() != (len(tt.want)+len(tt.wantTools) == 0) {
+				t.Errorf("Empty() = %v", a.Empty())
+			}
+		})
 	}
 }

@@ -385,7 +385,9 @@ its package name). The version is --version exactly, else the highest of
 Blocked extensions are refused; an unverified version needs --review-acknowledged
 (or a yes at the prompt); a revoked one needs --allow-revoked. Host support is
 checked before the download; the tarball must match the strongest digest its
-integrity lists, and its package.json name and version must be the catalog's.`,
+integrity lists, and its package.json name and version must be the catalog's.
+An installed extension of the same id that did not come from this item of this
+index (a local archive, npm, a URL, another index) is replaced only with --replace.`,
 		Example: `  spirit extension marketplace install spiritagent.system-message-demo
   spirit extension marketplace install example.tool --channel preview --review-acknowledged
   spirit extension marketplace install example.tool --version 1.2.0`,

@@ -28,11 +28,13 @@ func newCmdOutdated(f *Factory, runF func(*OutdatedOptions) error) *cobra.Comman
 	cmd := &cobra.Command{
 		Use:   "outdated",
 		Short: "Show installed extensions that the marketplace has newer versions of",
-		Long: `For each installed extension the marketplace knows (by package name or
-extension id): the installed version, the newest version of its channel, and what
-that update adds — requested capabilities, tools, activation events, secret slots.
-Installed versions that are now revoked, or extensions now blocked, are flagged.
-The newer tarballs are downloaded (and cached) to read what they add.`,
+		Long: `For each extension installed from this marketplace index (its record names the
+index and the extension id; a package of the same name from anywhere else is not
+the marketplace's): the installed version, the newest version of its channel, and
+what that update adds — requested capabilities, tools, activation events, secret
+slots, and tools whose approval it loosens. Installed versions that are now
+revoked, or extensions now blocked, are flagged. The newer tarballs are downloaded
+(and cached) to read what they add.`,
 		Example: "  spirit extension outdated\n  spirit extension outdated --json",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -148,7 +150,18 @@ func describeAdds(a *catalog.Additions) string {
 	add("tools", a.Tools)
 	add("activation events", a.ActivationEvents)
 	add("secret slots", a.SecretSlots)
-	return "adds " + strings.Join(parts, "; ")
+	var approvals []string
+	for _, c := range a.ApprovalModes {
+		approvals = append(approvals, c.String())
+	}
+	if len(parts) == 0 {
+		return "loosens approval: " + strings.Join(approvals, ", ")
+	}
+	s := "adds " + strings.Join(parts, "; ")
+	if len(approvals) > 0 {
+		s += "; loosens approval: " + strings.Join(approvals, ", ")
+	}
+	return s
 }
 
 func runOutdated(ctx context.Context, opts *OutdatedOptions) error {
@@ -232,10 +245,12 @@ func newCmdUpdate(f *Factory, runF func(*UpdateOptions) error) *cobra.Command {
 		Use:   "update [ID… | --all]",
 		Short: "Install the newest version of each channel for installed marketplace extensions",
 		Long: `Install the newest version of its channel for each named extension (installed id
-or marketplace id), or for every outdated one with --all. An update that adds
-requested capabilities, tools, activation events or secret slots is applied only
-with --yes or a yes at the prompt that lists what it adds; the capabilities are
-then recorded as granted. The replaced version is kept for 'spirit extension rollback'.`,
+or marketplace id), or for every outdated one with --all. Only extensions installed
+from this marketplace index are updated. An update that adds requested
+capabilities, tools, activation events or secret slots, or that loosens a tool's
+approval (need-approval becoming allowed), is applied only with --yes or a yes at
+the prompt that lists it; the capabilities are then recorded as granted. The
+replaced version is kept for 'spirit extension rollback'.`,
 		Example: "  spirit extension update --all\n  spirit extension update @example/spirit-extension --yes",
 		Args:    cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {

@@ -98,3 +98,62 @@ func TestAnotherIndexDoesNotReplace(t *testing.T) {
 		t.Fatalf("outdated on the index it came from: %d\n%s\n%s", code, out, errOut)
 	}
 }
+
+// TestUpdateLooseningNeedsConsent: an update that lets a need-approval
+// tool run without approval, or adds a tool, is shown by outdated and
+// applied only with --yes or a yes at the prompt; never without a terminal.
+func TestUpdateLooseningNeedsConsent(t *testing.T) {
+	dir := t.TempDir()
+	caps := []string{"tool-definitions", "tool-execution"}
+	buildRegistry(t, dir,
+		fixtureExt{ID: "fixture.loose", Package: "@fixture/loose", Versions: []fixtureVersion{
+			{Version: "1.0.0", Spirit: helloSpirit(caps, map[string]string{"run": "need-approval"})},
+			{Version: "1.1.0", Spirit: helloSpirit(caps, map[string]string{"run": "allowed"})},
+		}},
+		fixtureExt{ID: "fixture.more", Package: "@fixture/more", Versions: []fixtureVersion{
+			{Version: "1.0.0", Spirit: helloSpirit(caps, map[string]string{"run": ""})},
+			{Version: "1.1.0", Spirit: helloSpirit(caps, map[string]string{"run": "", "rm": ""})},
+		}})
+	srv := httptest.NewServer(http.FileServer(http.Dir(dir)))
+	defer srv.Close()
+	e := &cliEnv{data: t.TempDir(), now: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)}
+	for _, id := range []string{"fixture.loose", "fixture.more"} {
+		if code, out, errOut := e.run(t, srv.URL, false, "", "extension", "marketplace", "install", id, "--version", "1.0.0"); code != 0 {
+			t.Fatalf("install %s: %d\n%s\n%s", id, code, out, errOut)
+		}
+	}
+
+	code, out, errOut := e.run(t, srv.URL, false, "", "extension", "outdated")
+	if code != 0 || !strings.Contains(out, "loosens approval: run need-approval → allowed") || !strings.Contains(out, "adds tools: rm") {
+		t.Fatalf("outdated: %d\n%s\n%s", code, out, errOut)
+	}
+	_, out, _ = e.run(t, srv.URL, false, "", "--json", "extension", "outdated")
+	if !strings.Contains(out, `"approvalModes": [`) || !strings.Contains(out, `"from": "need-approval"`) {
+		t.Errorf("outdated --json lacks the approval change:\n%s", out)
+	}
+
+	code, out, errOut = e.run(t, srv.URL, false, "", "extension", "update", "--all")
+	if code != ExitFailure || strings.Contains(out, "Updated") ||
+		!strings.Contains(errOut, "@fixture/loose: the update was not accepted: 1.1.0 loosens approval: run need-approval → allowed") ||
+		!strings.Contains(errOut, "@fixture/more: the update was not accepted: 1.1.0 adds tools: rm") {
+		t.Fatalf("update --all without a terminal: %d\n%s\n%s", code, out, errOut)
+	}
+	for _, id := range []string{"@fixture/loose", "@fixture/more"} {
+		if rec := readInstalledRecord(t, e.data, id); rec.Version != "1.0.0" {
+			t.Errorf("%s was updated to %s without consent", id, rec.Version)
+		}
+	}
+
+	code, out, errOut = e.run(t, srv.URL, true, "n\n", "extension", "update", "@fixture/loose")
+	if code != ExitFailure || !strings.Contains(errOut, "Updating @fixture/loose 1.0.0 → 1.1.0 loosens approval: run need-approval → allowed. Accept? [y/N]") {
+		t.Fatalf("declined at the prompt: %d\n%s\n%s", code, out, errOut)
+	}
+	code, out, errOut = e.run(t, srv.URL, true, "y\n", "extension", "update", "@fixture/loose")
+	if code != 0 || !strings.Contains(out, "Updated @fixture/loose 1.0.0 → 1.1.0 (loosens approval: run need-approval → allowed; granted)") {
+		t.Fatalf("accepted at the prompt: %d\n%s\n%s", code, out, errOut)
+	}
+	code, out, errOut = e.run(t, srv.URL, false, "", "extension", "update", "@fixture/more", "--yes")
+	if code != 0 || !strings.Contains(out, "Updated @fixture/more 1.0.0 → 1.1.0") {
+		t.Fatalf("--yes: %d\n%s\n%s", code, out, errOut)
+	}
+}
