@@ -326,6 +326,7 @@ type installedJSON struct {
 	Source                string     `json:"source,omitempty"`
 	ResolvedURL           string     `json:"resolvedUrl,omitempty"`
 	Integrity             string     `json:"integrity,omitempty"`
+	MarketplaceIndex      string     `json:"marketplaceIndex,omitempty"`
 	MarketplaceID         string     `json:"marketplaceId,omitempty"`
 	Channel               string     `json:"channel,omitempty"`
 	ReviewStatus          string     `json:"reviewStatus,omitempty"`
@@ -361,7 +362,7 @@ func toInstalledJSON(in *install.Installed, rollback, settings string) installed
 	}
 	if r := in.Record; r != nil {
 		j.Source, j.ResolvedURL, j.Integrity = r.Source, r.ResolvedURL, r.Integrity
-		j.MarketplaceID, j.Channel, j.ReviewStatus = r.MarketplaceID, r.Channel, r.ReviewStatus
+		j.MarketplaceIndex, j.MarketplaceID, j.Channel, j.ReviewStatus = r.MarketplaceIndex, r.MarketplaceID, r.Channel, r.ReviewStatus
 	}
 	return j
 }
@@ -513,6 +514,7 @@ func runInfo(opts *InfoOptions) error {
 	line("archive", j.ArchiveFileName)
 	line("resolved", j.ResolvedURL)
 	line("integrity", j.Integrity)
+	line("marketplace_index", j.MarketplaceIndex)
 	line("marketplace_id", j.MarketplaceID)
 	line("channel", j.Channel)
 	line("review", j.ReviewStatus)
