@@ -3,41 +3,63 @@ package catalog
 import (
 	"context"
 	"errors"
+	"net/url"
 	"slices"
 
 	"github.com/spiritagents/spirit/install"
 	"github.com/spiritagents/spirit/manifest"
 )
 
-// ItemFor returns the catalog item of an installed extension: the item
-// whose packageName is its id, else whose extensionId is its id, else the
-// marketplace id recorded at install; nil when none.
-func ItemFor(c *Catalog, in *install.Installed) *Item {
-	for i := range c.Items {
-		if c.Items[i].PackageName == in.ID {
-			return &c.Items[i]
-		}
+// IndexName is the name of the index src recorded on a marketplace
+// install: the source as the user names it, without URL credentials.
+func IndexName(src *Source) string {
+	if src.Kind == KindURL {
+		return src.URL.Redacted()
 	}
-	for i := range c.Items {
-		if c.Items[i].ExtensionID == in.ID {
-			return &c.Items[i]
-		}
-	}
-	if in.Record != nil && in.Record.MarketplaceID != "" {
-		for i := range c.Items {
-			if c.Items[i].ExtensionID == in.Record.MarketplaceID {
-				return &c.Items[i]
+	if src.Kind == KindGit {
+		if u, err := url.Parse(src.Repo); err == nil && u.User != nil {
+			s := "git+" + u.Redacted()
+			if src.Ref != "" {
+				s += "#" + src.Ref
 			}
+			return s
+		}
+	}
+	return src.String()
+}
+
+// OriginOf is the marketplace origin of item it in the index src: what an
+// install of it records, and what it may replace.
+func OriginOf(src *Source, it *Item) install.MarketplaceOrigin {
+	index := IndexName(src)
+	official := false
+	if def, err := ParseSource(DefaultRegistry); err == nil {
+		official = index == IndexName(def)
+	}
+	return install.MarketplaceOrigin{Index: index, ExtensionID: it.ExtensionID, PackageName: it.PackageName, Official: official}
+}
+
+// ItemFor returns the catalog item that an installed extension was
+// installed from, in the index src: the item whose origin owns the install
+// (install.MarketplaceOrigin.Owns); nil when none. An install from
+// anywhere else (a local archive, npm, a URL, another index) is never
+// taken for a marketplace install, even when its id is an item's
+// packageName or extensionId.
+func ItemFor(c *Catalog, src *Source, in *install.Installed) *Item {
+	for i := range c.Items {
+		if OriginOf(src, &c.Items[i]).Owns(in.Entry, in.Record) {
+			return &c.Items[i]
 		}
 	}
 	return nil
 }
 
-// InstalledByItem maps each catalog extensionId to its install, if any.
-func InstalledByItem(c *Catalog, installed []install.Installed) map[string]*install.Installed {
+// InstalledByItem maps each catalog extensionId to its install from the
+// index src, if any.
+func InstalledByItem(c *Catalog, src *Source, installed []install.Installed) map[string]*install.Installed {
 	out := map[string]*install.Installed{}
 	for i := range installed {
-		if it := ItemFor(c, &installed[i]); it != nil {
+		if it := ItemFor(c, src, &installed[i]); it != nil {
 			if _, taken := out[it.ExtensionID]; !taken {
 				out[it.ExtensionID] = &installed[i]
 			}
@@ -53,11 +75,60 @@ type Additions struct {
 	Tools            []string `json:"tools,omitempty"`
 	ActivationEvents []string `json:"activationEvents,omitempty"`
 	SecretSlots      []string `json:"secretSlots,omitempty"`
+	// ApprovalModes are the tools of both versions whose calls needed the
+	// user (need-approval, need-questions) and no longer do: a loosening
+	// that needs the same consent as a new capability.
+	ApprovalModes []ApprovalChange `json:"approvalModes,omitempty"`
 }
+
+// ApprovalChange is one tool whose approval mode an update changes.
+type ApprovalChange struct {
+	Tool string `json:"tool"`
+	From string `json:"from"`
+	To   string `json:"to"`
+}
+
+// String is "TOOL FROM → TO".
+func (c ApprovalChange) String() string { return c.Tool + " " + c.From + " → " + c.To }
 
 // Empty reports whether nothing is added.
 func (a *Additions) Empty() bool {
-	return a == nil || len(a.Capabilities)+len(a.Tools)+len(a.ActivationEvents)+len(a.SecretSlots) == 0
+	return a == nil || len(a.Capabilities)+len(a.Tools)+len(a.ActivationEvents)+len(a.SecretSlots)+len(a.ApprovalModes) == 0
+}
+
+// approvalMode is a tool's mode as the runtime applies it: no mode is
+// "allowed".
+func approvalMode(t manifest.Tool) string {
+	if t.ApprovalMode == "" {
+		return "allowed"
+	}
+	return t.ApprovalMode
+}
+
+// gated reports whether a call in mode waits for the user.
+func gated(mode string) bool { return mode == "need-approval" || mode == "need-questions" }
+
+// loosened returns the tools of both prev and next that waited for the
+// user in prev and may run without it in next. With a tool name listed
+// more than once, any gated entry of prev and any ungated one of next
+// count, so a duplicate cannot hide a loosening.
+func loosened(prev, next []manifest.Tool) []ApprovalChange {
+	before := map[string]string{}
+	for _, t := range prev {
+		if m := approvalMode(t); gated(m) && before[t.Name] == "" {
+			before[t.Name] = m
+		}
+	}
+	var out []ApprovalChange
+	done := map[string]bool{}
+	for _, t := range next {
+		from, to := before[t.Name], approvalMode(t)
+		if from != "" && !gated(to) && !done[t.Name] {
+			done[t.Name] = true
+			out = append(out, ApprovalChange{Tool: t.Name, From: from, To: to})
+		}
+	}
+	return out
 }
 
 func added(old, new []string) []string {
@@ -100,6 +171,9 @@ func Diff(prev, next *manifest.Manifest, granted []string) Additions {
 		ns = append(ns, s.Key)
 	}
 	a.Tools, a.SecretSlots = added(tools, nt), added(secrets, ns)
+	if prev != nil {
+		a.ApprovalModes = loosened(prev.Tools(), next.Tools())
+	}
 	return a
 }
 
@@ -131,8 +205,8 @@ type Status struct {
 	Error string `json:"error,omitempty"`
 }
 
-// Statuses returns the Status of every installed extension the catalog
-// knows, in the order of installed, for host. A detail that cannot be
+// Statuses returns the Status of every installed extension that was
+// installed from this index (ItemFor), in the order of installed, for host. A detail that cannot be
 // read is reported in Status.Error, not as a failure.
 func (c *Client) Statuses(ctx context.Context, installed []install.Installed, host string) ([]Status, error) {
 	cat, err := c.Catalog(ctx)
@@ -142,7 +216,7 @@ func (c *Client) Statuses(ctx context.Context, installed []install.Installed, ho
 	var out []Status
 	for i := range installed {
 		in := &installed[i]
-		it := ItemFor(cat, in)
+		it := ItemFor(cat, c.src, in)
 		if it == nil || in.Manifest == nil {
 			continue
 		}

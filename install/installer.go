@@ -84,12 +84,20 @@ type Request struct {
 	InstallSource string // SourceArchive (default) or SourceMarketplace
 	// ArchiveFileName is recorded in extensions.json; "" means none.
 	ArchiveFileName string
-	MarketplaceID   string
-	Channel         string
-	ReviewStatus    string
+	// MarketplaceIndex and MarketplaceID say which marketplace entry a
+	// SourceMarketplace install is: the index (as the user names it) and
+	// the extension id in it.
+	MarketplaceIndex string
+	MarketplaceID    string
+	Channel          string
+	ReviewStatus     string
 	// ExpectName and ExpectVersion, when set, must equal the package's.
 	ExpectName    string
 	ExpectVersion string
+	// Owner, when set, limits Replace to an install that Owner owns; any
+	// other install is refused with a *ForeignInstallError. It is checked
+	// under the lock.
+	Owner *MarketplaceOrigin
 }
 
 // Result is a finished install.
@@ -258,6 +266,10 @@ func (in *Installer) Install(ctx context.Context, req Request) (*Result, error) 
 		}
 	}
 	oldRecord := recs[m.ID]
+	if exists && req.Owner != nil && !req.Owner.Owns(oldEntry, oldRecord) {
+		return nil, &ForeignInstallError{ID: m.ID, Version: previous, From: DescribeOrigin(oldEntry, oldRecord),
+			Incoming: *req.Owner, IncomingVersion: m.Version}
+	}
 
 	// The commit point: the new directory takes the target's place.
 	if exists {
@@ -284,7 +296,7 @@ func (in *Installer) Install(ctx context.Context, req Request) (*Result, error) 
 		ID: m.ID, Version: m.Version, DirectoryName: entry.DirectoryName, InstallSource: installSource,
 		Source: recordedURL(req.Source), ArchiveFileName: entry.ArchiveFileName, ResolvedURL: recordedURL(req.ResolvedURL),
 		Integrity: integrity, ManifestDigest: bytesSRI(data), GrantedCapabilities: m.RequestedCapabilities,
-		MarketplaceID: req.MarketplaceID, Channel: req.Channel, ReviewStatus: req.ReviewStatus,
+		MarketplaceIndex: req.MarketplaceIndex, MarketplaceID: req.MarketplaceID, Channel: req.Channel, ReviewStatus: req.ReviewStatus,
 		InstalledAtUnixMs: now,
 	}
 	if err := in.writeRecords(reg, recs, entry, rec); err != nil {

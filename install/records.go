@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"slices"
 	"strconv"
@@ -125,10 +126,12 @@ type Record struct {
 	Integrity           string   `json:"integrity,omitempty"`      // sha512 SRI of the artifact
 	ManifestDigest      string   `json:"manifestDigest,omitempty"` // sha512 SRI of package.json
 	GrantedCapabilities []string `json:"grantedCapabilities,omitempty"`
-	MarketplaceID       string   `json:"marketplaceId,omitempty"`
-	Channel             string   `json:"channel,omitempty"`
-	ReviewStatus        string   `json:"reviewStatus,omitempty"`
-	InstalledAtUnixMs   int64    `json:"installedAtUnixMs"`
+	// MarketplaceIndex is the index a marketplace install came from.
+	MarketplaceIndex  string `json:"marketplaceIndex,omitempty"`
+	MarketplaceID     string `json:"marketplaceId,omitempty"`
+	Channel           string `json:"channel,omitempty"`
+	ReviewStatus      string `json:"reviewStatus,omitempty"`
+	InstalledAtUnixMs int64  `json:"installedAtUnixMs"`
 }
 
 type recordsFile struct {
@@ -161,3 +164,79 @@ func encodeRecords(recs map[string]*Record) []byte {
 	data, _ := json.MarshalIndent(recordsFile{SchemaVersion: 1, Extensions: recs}, "", "  ")
 	return append(data, '\n')
 }
+
+// MarketplaceOrigin names one entry of one marketplace index: what a
+// marketplace install or update may replace.
+type MarketplaceOrigin struct {
+	// Index is the marketplace index as the user names it, without
+	// credentials (catalog.IndexName).
+	Index string
+	// ExtensionID and PackageName are the entry's ids.
+	ExtensionID, PackageName string
+	// Official is set when Index is the official index, which installs
+	// recorded without an index (by the Spirit Agent apps, or by spirit
+	// before it recorded the index) are taken to come from.
+	Official bool
+}
+
+// Owns reports whether the install recorded by e and r came from o: a
+// marketplace install of the same extension id from the same index. An
+// install with no spirit record counts only when the reference's entry
+// says marketplace, the id is o's package name and o is the official index.
+func (o MarketplaceOrigin) Owns(e *Entry, r *Record) bool {
+	if r == nil {
+		return e != nil && e.InstallSource == SourceMarketplace && o.Official && e.ID == o.PackageName
+	}
+	if r.InstallSource != SourceMarketplace || r.MarketplaceID == "" || r.MarketplaceID != o.ExtensionID {
+		return false
+	}
+	return r.MarketplaceIndex == o.Index || r.MarketplaceIndex == "" && o.Official
+}
+
+// String names the origin for a message.
+func (o MarketplaceOrigin) String() string {
+	return "marketplace extension " + o.ExtensionID + " of " + o.Index
+}
+
+// DescribeOrigin says where the install recorded by e and r came from,
+// for a message: the marketplace entry, else the source the user gave.
+func DescribeOrigin(e *Entry, r *Record) string {
+	switch {
+	case r != nil && r.InstallSource == SourceMarketplace && r.MarketplaceID != "":
+		index := r.MarketplaceIndex
+		if index == "" {
+			index = "an unrecorded index"
+		}
+		return "marketplace extension " + r.MarketplaceID + " of " + index
+	case r != nil && r.Source != "":
+		return r.Source
+	case r != nil && r.ArchiveFileName != "":
+		return r.ArchiveFileName
+	case e != nil && e.InstallSource != "":
+		return "an unrecorded source (installSource " + e.InstallSource + ")"
+	}
+	return "an unrecorded source"
+}
+
+// ErrForeignInstall is matched by a ForeignInstallError.
+var ErrForeignInstall = errors.New("installed from another source")
+
+// ForeignInstallError refuses a marketplace install or update over an
+// install that did not come from the same marketplace entry.
+type ForeignInstallError struct {
+	ID, Version string
+	// From says where the installed version came from (DescribeOrigin).
+	From string
+	// Incoming is the marketplace entry that would replace it.
+	Incoming MarketplaceOrigin
+	// IncomingVersion is the version that would replace it.
+	IncomingVersion string
+}
+
+func (e *ForeignInstallError) Error() string {
+	return fmt.Sprintf("%s %s is installed from %s, not from %s; installing %s would replace it",
+		e.ID, e.Version, e.From, e.Incoming, e.IncomingVersion)
+}
+
+// Is matches ErrForeignInstall.
+func (e *ForeignInstallError) Is(target error) bool { return target == ErrForeignInstall }

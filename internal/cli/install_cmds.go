@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -40,7 +39,6 @@ type InstallOptions struct {
 	NPMRegistry string
 	Offline     bool
 	AllowSHA1   bool
-	cleanup     []func() // run when the install command ends
 	// ZipOnly is set by `import`, which takes only a ZIP file, as the reference.
 	ZipOnly bool
 }
@@ -124,54 +122,20 @@ func runInstall(ctx context.Context, opts *InstallOptions) error {
 		return err
 	}
 	defer in.Progress.(*installProgress).finish()
-	defer func() {
-		for _, c := range opts.cleanup {
-			c()
-		}
-	}()
-	src := strings.TrimSpace(opts.Source)
-	req := install.Request{Path: src, Replace: opts.Replace, AllowDowngrade: opts.Yes, Source: src, InstallSource: install.SourceArchive}
-
+	r := f.resolver(opts, in)
+	art, err := r.Resolve(ctx, opts.Source)
 	switch {
-	case opts.ZipOnly:
-		if _, err := os.Stat(src); err != nil {
-			return fmt.Errorf("Failed to read extension ZIP: %s: %w", src, err)
-		}
-		if format, _ := install.DetectFormat(src); format != install.FormatZip {
-			return withHint(usageErrorf("%s is not a ZIP file", src), "use 'spirit extension install' for a directory, a .tgz or an npm package")
-		}
-		req.ArchiveFileName = filepath.Base(src)
-	case strings.HasPrefix(src, "https://") || strings.HasPrefix(src, "http://"):
-		tmp, err := os.MkdirTemp("", "spirit-download-")
-		if err != nil {
-			return err
-		}
-		defer os.RemoveAll(tmp)
-		lim, err := f.FetchLimits()
-		if err != nil {
-			return err
-		}
-		fc := fetch.New(fetch.Options{HTTP: f.HTTPClient(), Limits: lim})
-		file, name, err := install.DownloadWith(ctx, fc, src, tmp)
-		if err != nil {
-			if errors.Is(err, install.ErrInsecureURL) {
-				return usageErrorf("%v", err)
-			}
-			return err
-		}
-		req.Path, req.ArchiveFileName, req.ResolvedURL = file, name, src
-	case fileExists(src):
-		if fi, _ := os.Stat(src); !fi.IsDir() {
-			req.ArchiveFileName = filepath.Base(src)
-		}
-	case npm.IsSpec(src):
-		if err := resolveNPM(ctx, opts, in, src, &req); err != nil {
-			return err
-		}
-	default:
-		return withHint(fmt.Errorf("no such file, directory or package: %s", src),
-			"give a directory, a .zip or .tgz file, an https URL, or an npm spec such as npm:NAME@RANGE")
+	case errors.Is(err, install.ErrNotZip):
+		return withHint(usageErrorf("%v", err), "use 'spirit extension install' for a directory, a .tgz or an npm package")
+	case errors.Is(err, install.ErrInvalidSource), errors.Is(err, install.ErrInsecureURL):
+		return usageErrorf("%v", err)
+	case errors.Is(err, install.ErrNoSource):
+		return withHint(err, "give a directory, a .zip or .tgz file, an https URL, or an npm spec such as npm:NAME@RANGE")
+	case err != nil:
+		return err
 	}
+	defer art.Close()
+	req := art.Request(opts.Replace, opts.Yes)
 
 	res, err := installWithConfirm(ctx, opts, in, req)
 	if err != nil {
@@ -236,48 +200,34 @@ func installWithConfirm(ctx context.Context, opts *InstallOptions, in *install.I
 	return res, nil
 }
 
-// resolveNPM fetches the tarball an npm spec names and points req at it.
-func resolveNPM(ctx context.Context, opts *InstallOptions, in *install.Installer, src string, req *install.Request) error {
-	spec, err := npm.ParseSpec(src)
-	if err != nil {
-		return usageErrorf("%v", err)
+// resolver is the install.Resolver of the install and import commands:
+// URLs through the factory's HTTP client, npm specs through an npm client
+// configured from the flags, .npmrc and the environment.
+func (f *Factory) resolver(opts *InstallOptions, in *install.Installer) *install.Resolver {
+	return &install.Resolver{
+		ZipOnly: opts.ZipOnly,
+		Download: func(ctx context.Context, rawURL, dir string) (string, string, error) {
+			lim, err := f.FetchLimits()
+			if err != nil {
+				return "", "", err
+			}
+			return install.DownloadWith(ctx, fetch.New(fetch.Options{HTTP: f.HTTPClient(), Limits: lim}), rawURL, dir)
+		},
+		NPM: func() (install.NPMClient, error) {
+			wd, _ := os.Getwd()
+			return npm.NewClient(npm.Config{
+				Registry:   opts.NPMRegistry,
+				Getenv:     f.Getenv,
+				HomeDir:    f.Getenv("HOME"),
+				WorkDir:    wd,
+				CacheDir:   in.Paths.CacheDir(),
+				Offline:    opts.Offline,
+				AllowSHA1:  opts.AllowSHA1,
+				HTTPClient: f.HTTPClient(),
+				Progress:   &downloadProgress{f: f},
+			})
+		},
 	}
-	wd, _ := os.Getwd()
-	lim, err := opts.f.FetchLimits()
-	if err != nil {
-		return err
-	}
-	client, err := npm.NewClient(npm.Config{
-		Registry:   opts.NPMRegistry,
-		Getenv:     opts.f.Getenv,
-		HomeDir:    opts.f.Getenv("HOME"),
-		WorkDir:    wd,
-		CacheDir:   in.Paths.CacheDir(),
-		Offline:    opts.Offline,
-		AllowSHA1:  opts.AllowSHA1,
-		HTTPClient: opts.f.HTTPClient(),
-		Limits:     lim,
-		Progress:   &downloadProgress{f: opts.f},
-	})
-	if err != nil {
-		return err
-	}
-	r, err := client.Resolve(ctx, spec)
-	if err != nil {
-		return err
-	}
-	tb, err := client.FetchTarball(ctx, r)
-	if err != nil {
-		return err
-	}
-	if tb.Temporary {
-		opts.cleanup = append(opts.cleanup, func() { os.Remove(tb.Path) })
-	}
-	req.Path = tb.Path
-	req.ExpectName, req.ExpectVersion = r.Name, r.Version
-	req.ResolvedURL, req.Integrity = r.TarballURL, tb.Integrity
-	req.ArchiveFileName = filepath.Base(r.TarballURL)
-	return nil
 }
 
 // downloadProgress draws a download bar on a terminal; elsewhere nothing.
@@ -381,6 +331,7 @@ type installedJSON struct {
 	Source                string     `json:"source,omitempty"`
 	ResolvedURL           string     `json:"resolvedUrl,omitempty"`
 	Integrity             string     `json:"integrity,omitempty"`
+	MarketplaceIndex      string     `json:"marketplaceIndex,omitempty"`
 	MarketplaceID         string     `json:"marketplaceId,omitempty"`
 	Channel               string     `json:"channel,omitempty"`
 	ReviewStatus          string     `json:"reviewStatus,omitempty"`
@@ -416,7 +367,7 @@ func toInstalledJSON(in *install.Installed, rollback, settings string) installed
 	}
 	if r := in.Record; r != nil {
 		j.Source, j.ResolvedURL, j.Integrity = r.Source, r.ResolvedURL, r.Integrity
-		j.MarketplaceID, j.Channel, j.ReviewStatus = r.MarketplaceID, r.Channel, r.ReviewStatus
+		j.MarketplaceIndex, j.MarketplaceID, j.Channel, j.ReviewStatus = r.MarketplaceIndex, r.MarketplaceID, r.Channel, r.ReviewStatus
 	}
 	return j
 }
@@ -568,6 +519,7 @@ func runInfo(opts *InfoOptions) error {
 	line("archive", j.ArchiveFileName)
 	line("resolved", j.ResolvedURL)
 	line("integrity", j.Integrity)
+	line("marketplace_index", j.MarketplaceIndex)
 	line("marketplace_id", j.MarketplaceID)
 	line("channel", j.Channel)
 	line("review", j.ReviewStatus)

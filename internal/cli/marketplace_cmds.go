@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"time"
 
@@ -185,7 +184,7 @@ func runMarketplaceList(ctx context.Context, opts *MarketplaceListOptions) error
 	}
 	items := catalog.Search(cat.Items, strings.Join(opts.Query, " "), opts.All)
 	installed, _ := install.List(p)
-	byItem := catalog.InstalledByItem(cat, installed)
+	byItem := catalog.InstalledByItem(cat, c.Source(), installed)
 	out := marketplaceListJSON{Registry: c.Source().String(), Items: []marketplaceItemJSON{}, Warnings: cat.Warnings}
 	if cat.Origin != nil {
 		out.FromCache, out.Stale = cat.Origin.FromCache, cat.Origin.Stale
@@ -373,7 +372,10 @@ type MarketplaceInstallOptions struct {
 	AllowRevoked       bool
 	AllowSHA1          bool
 	Yes                bool
-	LockTimeout        time.Duration
+	// Replace lets the install replace one that did not come from this
+	// marketplace entry (a local archive, npm, a URL, another index).
+	Replace     bool
+	LockTimeout time.Duration
 }
 
 func newCmdMarketplaceInstall(f *Factory, mo *marketplaceOptions, runF func(*MarketplaceInstallOptions) error) *cobra.Command {
@@ -388,7 +390,9 @@ its package name). The version is --version exactly, else the highest of
 Blocked extensions are refused; an unverified version needs --review-acknowledged
 (or a yes at the prompt); a revoked one needs --allow-revoked. Host support is
 checked before the download; the tarball must match the strongest digest its
-integrity lists, and its package.json name and version must be the catalog's.`,
+integrity lists, and its package.json name and version must be the catalog's.
+An installed extension of the same id that did not come from this item of this
+index (a local archive, npm, a URL, another index) is replaced only with --replace.`,
 		Example: `  spirit extension marketplace install spiritagent.system-message-demo
   spirit extension marketplace install example.tool --channel preview --review-acknowledged
   spirit extension marketplace install example.tool --version 1.2.0`,
@@ -411,6 +415,7 @@ integrity lists, and its package.json name and version must be the catalog's.`,
 	fl.BoolVar(&opts.AllowRevoked, "allow-revoked", false, "install a version whose review was revoked")
 	fl.BoolVar(&opts.AllowSHA1, "allow-sha1", false, "accept a tarball that only a sha1 digest verifies")
 	fl.BoolVarP(&opts.Yes, "yes", "y", false, "do not ask before a downgrade")
+	fl.BoolVar(&opts.Replace, "replace", false, "replace an installed extension with the same id that did not come from this marketplace entry")
 	fl.DurationVar(&opts.LockTimeout, "lock-timeout", install.DefaultLockTimeout, "how long to wait for another spirit command")
 	return cmd
 }
@@ -460,19 +465,6 @@ func fetchTarball(ctx context.Context, c *catalog.Client, p *catalog.Prepared, a
 	return tb, err
 }
 
-// marketplaceRequest is the install request of a verified tarball.
-func marketplaceRequest(p *catalog.Prepared, tb *npm.Tarball, yes bool) install.Request {
-	return install.Request{
-		Path: tb.Path, Replace: true, AllowDowngrade: yes,
-		Source:        "marketplace:" + p.Item.ExtensionID + "@" + p.Version.Version,
-		ResolvedURL:   p.TarballLocation(),
-		Integrity:     tb.Integrity,
-		InstallSource: install.SourceMarketplace, ArchiveFileName: p.SourceFileName,
-		MarketplaceID: p.Item.ExtensionID, Channel: p.Version.Channel, ReviewStatus: p.Version.ReviewStatus,
-		ExpectName: p.Item.PackageName, ExpectVersion: p.Version.Version,
-	}
-}
-
 // marketplaceInstalledJSON is the --json result of a marketplace install.
 type marketplaceInstalledJSON struct {
 	installedJSON
@@ -490,34 +482,32 @@ func runMarketplaceInstall(ctx context.Context, opts *MarketplaceInstallOptions)
 	if err != nil {
 		return err
 	}
-	prep, err := c.Prepare(ctx, opts.ID, catalog.Selector{Version: opts.Version, Channel: opts.Channel})
-	if errors.Is(err, catalog.ErrBadChannel) {
-		return usageErrorf("%v", err)
-	}
-	if err != nil {
-		return marketplaceError(err)
-	}
-	if !f.Global.JSON {
-		printWarnings(f.IO.ErrOut, prep.Warnings)
-	}
-	consent := catalog.Consent{ReviewAcknowledged: opts.ReviewAcknowledged, AllowRevoked: opts.AllowRevoked}
-	if err := checkPolicy(f, prep, string(p.Host), consent); err != nil {
-		return err
-	}
-	tb, err := fetchTarball(ctx, c, prep, opts.AllowSHA1)
+	ms := &marketplaceSource{f: f, c: c, host: string(p.Host), channel: opts.Channel, allowSHA1: opts.AllowSHA1, printWarnings: !f.Global.JSON,
+		consent: catalog.Consent{ReviewAcknowledged: opts.ReviewAcknowledged, AllowRevoked: opts.AllowRevoked}}
+	art, err := ms.resolver().ResolveMarketplace(ctx, install.MarketplaceRef{ID: opts.ID, Version: opts.Version})
 	if err != nil {
 		return err
 	}
-	if tb.Temporary {
-		defer os.Remove(tb.Path)
-	}
+	defer art.Close()
+	prep := ms.prepared
 	in, err := f.installer(opts.LockTimeout)
 	if err != nil {
 		return err
 	}
-	res, err := installWithConfirm(ctx, &InstallOptions{f: f, Yes: opts.Yes}, in, marketplaceRequest(prep, tb, opts.Yes))
-	if errors.Is(err, install.ErrIdentity) {
+	req := art.Request(true, opts.Yes)
+	owner := catalog.OriginOf(c.Source(), prep.Item)
+	if !opts.Replace {
+		req.Owner = &owner
+	} else if old, err := install.Find(p, prep.Item.PackageName); err == nil && !owner.Owns(old.Entry, old.Record) {
+		fmt.Fprintf(f.IO.ErrOut, "Replacing %s %s, installed from %s, with %s %s.\n",
+			old.ID, old.Version(), install.DescribeOrigin(old.Entry, old.Record), owner, prep.Version.Version)
+	}
+	res, err := installWithConfirm(ctx, &InstallOptions{f: f, Yes: opts.Yes}, in, req)
+	switch {
+	case errors.Is(err, install.ErrIdentity):
 		return withHint(err, "the registry's tarball is not the package its catalog names; do not install it")
+	case errors.Is(err, install.ErrForeignInstall):
+		return withHint(err, "pass --replace to replace it (it is kept for 'spirit extension rollback')")
 	}
 	if err != nil {
 		return err

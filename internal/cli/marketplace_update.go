@@ -28,11 +28,13 @@ func newCmdOutdated(f *Factory, runF func(*OutdatedOptions) error) *cobra.Comman
 	cmd := &cobra.Command{
 		Use:   "outdated",
 		Short: "Show installed extensions that the marketplace has newer versions of",
-		Long: `For each installed extension the marketplace knows (by package name or
-extension id): the installed version, the newest version of its channel, and what
-that update adds — requested capabilities, tools, activation events, secret slots.
-Installed versions that are now revoked, or extensions now blocked, are flagged.
-The newer tarballs are downloaded (and cached) to read what they add.`,
+		Long: `For each extension installed from this marketplace index (its record names the
+index and the extension id; a package of the same name from anywhere else is not
+the marketplace's): the installed version, the newest version of its channel, and
+what that update adds — requested capabilities, tools, activation events, secret
+slots, and tools whose approval it loosens. Installed versions that are now
+revoked, or extensions now blocked, are flagged. The newer tarballs are downloaded
+(and cached) to read what they add.`,
 		Example: "  spirit extension outdated\n  spirit extension outdated --json",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -47,9 +49,10 @@ The newer tarballs are downloaded (and cached) to read what they add.`,
 	return cmd
 }
 
-// statuses returns the catalog status of every installed extension, with
-// Adds completed from the newer tarballs' manifests where they can be read.
-func statuses(ctx context.Context, f *Factory, c *catalog.Client, host string, allowSHA1 bool) ([]catalog.Status, []install.Installed, []catalog.Warning, error) {
+// statuses returns the catalog status of every installed extension the
+// marketplace knows, the installs, and the catalog's warnings. Adds holds
+// only the capabilities the details list; completeAdds reads the rest.
+func statuses(ctx context.Context, f *Factory, c *catalog.Client, host string) ([]catalog.Status, []install.Installed, []catalog.Warning, error) {
 	p, err := f.Paths()
 	if err != nil {
 		return nil, nil, nil, err
@@ -58,19 +61,27 @@ func statuses(ctx context.Context, f *Factory, c *catalog.Client, host string, a
 	if err != nil {
 		return nil, nil, nil, err
 	}
+	cat, err := c.Catalog(ctx)
+	if err != nil {
+		return nil, nil, nil, marketplaceError(err)
+	}
 	sts, err := c.Statuses(ctx, installed, host)
 	if err != nil {
 		return nil, nil, nil, marketplaceError(err)
 	}
-	cat, _ := c.Catalog(ctx)
-	warnings := cat.Warnings
+	return sts, installed, cat.Warnings, nil
+}
+
+// completeAdds completes the Adds of each outdated status from the newer
+// tarball's manifest, and returns a warning for each it cannot read.
+func completeAdds(ctx context.Context, c *catalog.Client, sts []catalog.Status, installed []install.Installed, allowSHA1 bool) []catalog.Warning {
+	var warnings []catalog.Warning
 	for i := range sts {
 		st := &sts[i]
 		if !st.Outdated {
 			continue
 		}
-		in := findInstalled(installed, st.ID)
-		adds, err := fullAdditions(ctx, c, st, in, allowSHA1)
+		adds, err := fullAdditions(ctx, c, st, findInstalled(installed, st.ID), allowSHA1)
 		if err != nil {
 			warnings = append(warnings, catalog.Warning{Pointer: st.ID,
 				Message: "could not read " + st.Latest + " to see what it adds beyond capabilities: " + err.Error()})
@@ -78,7 +89,7 @@ func statuses(ctx context.Context, f *Factory, c *catalog.Client, host string, a
 		}
 		st.Adds = adds
 	}
-	return sts, installed, warnings, nil
+	return warnings
 }
 
 func findInstalled(list []install.Installed, id string) *install.Installed {
@@ -93,6 +104,9 @@ func findInstalled(list []install.Installed, id string) *install.Installed {
 // fullAdditions reads the tarball of st.Latest and diffs its manifest with
 // the installed one (capabilities against those recorded as granted).
 func fullAdditions(ctx context.Context, c *catalog.Client, st *catalog.Status, in *install.Installed, allowSHA1 bool) (*catalog.Additions, error) {
+	if in == nil {
+		return nil, errors.New("not installed")
+	}
 	prep, err := c.Prepare(ctx, st.ExtensionID, catalog.Selector{Version: st.Latest})
 	if err != nil {
 		return nil, err
@@ -104,12 +118,15 @@ func fullAdditions(ctx context.Context, c *catalog.Client, st *catalog.Status, i
 	if tb.Temporary {
 		defer os.Remove(tb.Path)
 	}
-	m, err := catalog.PackageManifest(tb.Path)
+	return additionsOf(in, tb.Path)
+}
+
+// additionsOf diffs the manifest of the tarball file with the installed
+// one (capabilities against those recorded as granted).
+func additionsOf(in *install.Installed, file string) (*catalog.Additions, error) {
+	m, err := catalog.PackageManifest(file)
 	if err != nil {
 		return nil, err
-	}
-	if in == nil {
-		return nil, errors.New("not installed")
 	}
 	var granted []string
 	if in.Record != nil {
@@ -133,7 +150,18 @@ func describeAdds(a *catalog.Additions) string {
 	add("tools", a.Tools)
 	add("activation events", a.ActivationEvents)
 	add("secret slots", a.SecretSlots)
-	return "adds " + strings.Join(parts, "; ")
+	var approvals []string
+	for _, c := range a.ApprovalModes {
+		approvals = append(approvals, c.String())
+	}
+	if len(parts) == 0 {
+		return "loosens approval: " + strings.Join(approvals, ", ")
+	}
+	s := "adds " + strings.Join(parts, "; ")
+	if len(approvals) > 0 {
+		s += "; loosens approval: " + strings.Join(approvals, ", ")
+	}
+	return s
 }
 
 func runOutdated(ctx context.Context, opts *OutdatedOptions) error {
@@ -145,10 +173,11 @@ func runOutdated(ctx context.Context, opts *OutdatedOptions) error {
 	if err != nil {
 		return err
 	}
-	sts, _, warnings, err := statuses(ctx, f, c, string(p.Host), opts.AllowSHA1)
+	sts, installed, warnings, err := statuses(ctx, f, c, string(p.Host))
 	if err != nil {
 		return err
 	}
+	warnings = append(warnings, completeAdds(ctx, c, sts, installed, opts.AllowSHA1)...)
 	if f.Global.JSON {
 		if sts == nil {
 			sts = []catalog.Status{}
@@ -216,10 +245,12 @@ func newCmdUpdate(f *Factory, runF func(*UpdateOptions) error) *cobra.Command {
 		Use:   "update [ID… | --all]",
 		Short: "Install the newest version of each channel for installed marketplace extensions",
 		Long: `Install the newest version of its channel for each named extension (installed id
-or marketplace id), or for every outdated one with --all. An update that adds
-requested capabilities, tools, activation events or secret slots is applied only
-with --yes or a yes at the prompt that lists what it adds; the capabilities are
-then recorded as granted. The replaced version is kept for 'spirit extension rollback'.`,
+or marketplace id), or for every outdated one with --all. Only extensions installed
+from this marketplace index are updated. An update that adds requested
+capabilities, tools, activation events or secret slots, or that loosens a tool's
+approval (need-approval becoming allowed), is applied only with --yes or a yes at
+the prompt that lists it; the capabilities are then recorded as granted. The
+replaced version is kept for 'spirit extension rollback'.`,
 		Example: "  spirit extension update --all\n  spirit extension update @example/spirit-extension --yes",
 		Args:    cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -269,7 +300,7 @@ func runUpdate(ctx context.Context, opts *UpdateOptions) error {
 		return err
 	}
 	host := string(p.Host)
-	sts, _, warnings, err := statuses(ctx, f, c, host, opts.AllowSHA1)
+	sts, installed, warnings, err := statuses(ctx, f, c, host)
 	if err != nil {
 		return err
 	}
@@ -293,6 +324,11 @@ func runUpdate(ctx context.Context, opts *UpdateOptions) error {
 				}
 			}
 			if !found {
+				if in := findInstalled(installed, id); in != nil {
+					return withHint(fmt.Errorf("%s is installed from %s, not from the marketplace %s; update replaces only what that marketplace installed",
+						id, install.DescribeOrigin(in.Entry, in.Record), catalog.IndexName(c.Source())),
+						"to replace it with the marketplace's version: 'spirit extension marketplace install "+id+" --replace'")
+				}
 				return withHint(fmt.Errorf("%s is not an installed extension that the marketplace knows", id),
 					"see 'spirit extension outdated' for the extensions it knows")
 			}
@@ -316,7 +352,10 @@ func runUpdate(ctx context.Context, opts *UpdateOptions) error {
 			continue
 		}
 		r.To = st.Latest
-		res, err := updateOne(ctx, opts, c, in, host, st)
+		res, adds, err := updateOne(ctx, opts, c, in, host, st, findInstalled(installed, st.ID))
+		if adds != nil {
+			r.Adds = adds
+		}
 		switch {
 		case err == nil:
 			r.Status = "updated"
@@ -324,7 +363,7 @@ func runUpdate(ctx context.Context, opts *UpdateOptions) error {
 			r.Rollback = res.Previous
 			if !f.Global.JSON {
 				fmt.Fprintf(w, "Updated %s %s → %s", st.ID, st.Installed, st.Latest)
-				if s := describeAdds(st.Adds); s != "" {
+				if s := describeAdds(r.Adds); s != "" {
 					fmt.Fprintf(w, " (%s; granted)", s)
 				}
 				fmt.Fprintln(w)
@@ -364,37 +403,46 @@ func runUpdate(ctx context.Context, opts *UpdateOptions) error {
 
 var errNotConsented = errors.New("the update was not accepted")
 
-// updateOne installs st.Latest over the installed version, after the
-// install policy and, when it adds anything, the user's consent.
-func updateOne(ctx context.Context, opts *UpdateOptions, c *catalog.Client, in *install.Installer, host string, st catalog.Status) (*install.Result, error) {
+// updateOne installs st.Latest over installed, after the install policy
+// and, when the downloaded version adds anything, the user's consent. It
+// returns what the version adds, once it is known.
+func updateOne(ctx context.Context, opts *UpdateOptions, c *catalog.Client, in *install.Installer, host string, st catalog.Status, installed *install.Installed) (*install.Result, *catalog.Additions, error) {
 	f := opts.f
-	prep, err := c.Prepare(ctx, st.ExtensionID, catalog.Selector{Version: st.Latest})
+	if installed == nil {
+		return nil, nil, fmt.Errorf("%s is not installed", st.ID)
+	}
+	var adds *catalog.Additions
+	ms := &marketplaceSource{f: f, c: c, host: host, allowSHA1: opts.AllowSHA1,
+		consent: catalog.Consent{ReviewAcknowledged: opts.ReviewAcknowledged},
+		check: func(_ *catalog.Prepared, tarball string) error {
+			// Consent is asked for what the bytes about to be installed add.
+			a, err := additionsOf(installed, tarball)
+			if err != nil {
+				return err
+			}
+			adds = a
+			if s := describeAdds(a); s != "" && !opts.Yes {
+				q := fmt.Sprintf("Updating %s %s → %s %s. Accept?", st.ID, st.Installed, st.Latest, s)
+				if !f.confirm(q) {
+					return fmt.Errorf("%w: %s %s", errNotConsented, st.Latest, s)
+				}
+			}
+			return nil
+		}}
+	art, err := ms.resolver().ResolveMarketplace(ctx, install.MarketplaceRef{ID: st.ExtensionID, Version: st.Latest})
 	if err != nil {
-		return nil, marketplaceError(err)
+		return nil, adds, err
 	}
-	if err := checkPolicy(f, prep, host, catalog.Consent{ReviewAcknowledged: opts.ReviewAcknowledged}); err != nil {
-		return nil, err
-	}
-	if s := describeAdds(st.Adds); s != "" && !opts.Yes {
-		q := fmt.Sprintf("Updating %s %s → %s %s. Accept?", st.ID, st.Installed, st.Latest, s)
-		if !f.confirm(q) {
-			return nil, fmt.Errorf("%w: %s %s", errNotConsented, st.Latest, s)
-		}
-	}
-	tb, err := fetchTarball(ctx, c, prep, opts.AllowSHA1)
-	if err != nil {
-		return nil, err
-	}
-	if tb.Temporary {
-		defer os.Remove(tb.Path)
-	}
-	req := marketplaceRequest(prep, tb, false)
+	defer art.Close()
+	req := art.Request(true, false)
 	req.Channel = st.Channel
+	owner := catalog.OriginOf(c.Source(), ms.prepared.Item)
+	req.Owner = &owner
 	res, err := in.Install(ctx, req)
 	if errors.Is(err, install.ErrIdentity) {
-		return nil, withHint(err, "the registry's tarball is not the package its catalog names; do not install it")
+		return nil, adds, withHint(err, "the registry's tarball is not the package its catalog names; do not install it")
 	}
-	return res, err
+	return res, adds, err
 }
 
 // marketplaceFlags says, per installed id, what the cached marketplace index
@@ -423,4 +471,72 @@ func marketplaceFlags(ctx context.Context, f *Factory, list []install.Installed)
 		}
 	}
 	return flags
+}
+
+// marketplaceSource is the Marketplace resolver of an install.Resolver on
+// catalog client c: it prepares the version a reference names, applies
+// the install policy (asking at a terminal), lets check refuse it, and
+// fetches the verified tarball.
+type marketplaceSource struct {
+	f         *Factory
+	c         *catalog.Client
+	host      string
+	channel   string
+	consent   catalog.Consent
+	allowSHA1 bool
+	// printWarnings writes the detail's warnings to stderr after Prepare.
+	printWarnings bool
+	// check, when set, runs on the downloaded and verified tarball, before
+	// it is handed to the installer.
+	check func(p *catalog.Prepared, tarball string) error
+	// prepared is the version last prepared, for the caller's output.
+	prepared *catalog.Prepared
+}
+
+func (s *marketplaceSource) resolve(ctx context.Context, ref install.MarketplaceRef) (*install.Artifact, error) {
+	prep, err := s.c.Prepare(ctx, ref.ID, catalog.Selector{Version: ref.Version, Channel: s.channel})
+	if errors.Is(err, catalog.ErrBadChannel) {
+		return nil, usageErrorf("%v", err)
+	}
+	if err != nil {
+		return nil, marketplaceError(err)
+	}
+	s.prepared = prep
+	if s.printWarnings {
+		printWarnings(s.f.IO.ErrOut, prep.Warnings)
+	}
+	if err := checkPolicy(s.f, prep, s.host, s.consent); err != nil {
+		return nil, err
+	}
+	tb, err := fetchTarball(ctx, s.c, prep, s.allowSHA1)
+	if err != nil {
+		return nil, err
+	}
+	if s.check != nil {
+		if err := s.check(prep, tb.Path); err != nil {
+			if tb.Temporary {
+				os.Remove(tb.Path)
+			}
+			return nil, err
+		}
+	}
+	a := &install.Artifact{
+		Path:             tb.Path,
+		MarketplaceIndex: catalog.IndexName(s.c.Source()),
+		Source:           install.MarketplacePrefix + prep.Item.ExtensionID + "@" + prep.Version.Version,
+		ResolvedURL:      prep.TarballLocation(),
+		Integrity:        tb.Integrity,
+		ArchiveFileName:  prep.SourceFileName,
+		MarketplaceID:    prep.Item.ExtensionID, Channel: prep.Version.Channel, ReviewStatus: prep.Version.ReviewStatus,
+		ExpectName: prep.Item.PackageName, ExpectVersion: prep.Version.Version,
+	}
+	if tb.Temporary {
+		a.OnClose(func() { os.Remove(tb.Path) })
+	}
+	return a, nil
+}
+
+// resolver returns the install.Resolver that resolves through s.
+func (s *marketplaceSource) resolver() *install.Resolver {
+	return &install.Resolver{Marketplace: s.resolve}
 }
