@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash"
 	"io"
 	"os"
 	"path/filepath"
@@ -178,15 +179,6 @@ func (in *Installer) Install(ctx context.Context, req Request) (*Result, error) 
 	if err != nil {
 		return nil, err
 	}
-	integrity := ""
-	if format != FormatDir {
-		if integrity, err = fileSRI(req.Path); err != nil {
-			return nil, err
-		}
-		if strings.HasPrefix(req.Integrity, "sha512-") && req.Integrity != integrity {
-			return nil, fmt.Errorf("%w: %s: expected %s, got %s", ErrIntegrity, req.Path, req.Integrity, integrity)
-		}
-	}
 	unlock, err := in.lock(ctx)
 	if err != nil {
 		return nil, err
@@ -209,14 +201,42 @@ func (in *Installer) Install(ctx context.Context, req Request) (*Result, error) 
 	if err := os.Mkdir(staged, 0o755); err != nil {
 		return nil, err
 	}
+	// The bytes hashed are the bytes unpacked: a tarball is hashed as it
+	// streams through the extractor; a ZIP, which needs random access, is
+	// hashed while it is copied into the transaction and unpacked from
+	// that private copy.
+	src, digest := req.Path, sha512.New()
+	switch format {
+	case FormatZip:
+		src = filepath.Join(txn, "artifact.zip")
+		if err := copyHashed(src, req.Path, digest); err != nil {
+			return nil, err
+		}
+		if err := checkIntegrity(req, digest); err != nil {
+			return nil, err
+		}
+	case FormatDir:
+		digest = nil
+	}
 	rs, err := newRootSink(staged)
 	if err != nil {
 		return nil, err
 	}
-	data, err := extract(ctx, req.Path, format, rs, in.Progress)
+	var tee io.Writer
+	if format == FormatTgz {
+		tee = digest
+	}
+	data, err := extract(ctx, src, format, rs, in.Progress, tee)
 	rs.close()
 	if err != nil {
 		return nil, err
+	}
+	integrity := ""
+	if digest != nil {
+		if err := checkIntegrity(req, digest); err != nil {
+			return nil, err
+		}
+		integrity = sriOf(digest)
 	}
 	m, err := loadManifest(data, staged, string(p.Host))
 	if err != nil {
@@ -523,17 +543,36 @@ func isDowngrade(installed, incoming string) bool {
 	return err1 == nil && err2 == nil && b.LessThan(a)
 }
 
-func fileSRI(file string) (string, error) {
-	f, err := os.Open(file)
+// copyHashed copies the file src to dst, writing every byte to digest too.
+func copyHashed(dst, src string, digest hash.Hash) error {
+	in, err := os.Open(src)
 	if err != nil {
-		return "", err
+		return err
 	}
-	defer f.Close()
-	h := sha512.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return "", err
+	defer in.Close()
+	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return err
 	}
-	return "sha512-" + base64.StdEncoding.EncodeToString(h.Sum(nil)), nil
+	_, err = io.Copy(io.MultiWriter(out, digest), in)
+	if cerr := out.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// checkIntegrity compares the digest of the artifact with req.Integrity,
+// when that is a sha512 SRI.
+func checkIntegrity(req Request, digest hash.Hash) error {
+	got := sriOf(digest)
+	if strings.HasPrefix(req.Integrity, "sha512-") && req.Integrity != got {
+		return fmt.Errorf("%w: %s: expected %s, got %s", ErrIntegrity, req.Path, req.Integrity, got)
+	}
+	return nil
+}
+
+func sriOf(digest hash.Hash) string {
+	return "sha512-" + base64.StdEncoding.EncodeToString(digest.Sum(nil))
 }
 
 func bytesSRI(b []byte) string {
