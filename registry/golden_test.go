@@ -20,6 +20,16 @@ var update = flag.Bool("update", false, "rewrite the golden files of testdata/re
 
 const fixtures = "../testdata/registry"
 
+// updatable reports whether -update may rewrite the want/ of the fixture
+// fx: never for one holding a RECORDED file, whose want/ is the output of
+// the reference builder and not of this one.
+func updatable(fx string) bool {
+	if _, err := os.Stat(filepath.Join(fx, "RECORDED")); err == nil {
+		return false
+	}
+	return *update
+}
+
 // copyTree copies the files of src into dst.
 func copyTree(t testing.TB, src, dst string) {
 	t.Helper()
@@ -124,7 +134,7 @@ func TestGolden(t *testing.T) {
 				if diff := cmp.Diff(before, generated(t, root)); diff != "" {
 					t.Errorf("a failed build changed files (-before +after):\n%s", diff)
 				}
-				if *update {
+				if updatable(fx) {
 					writeGolden(t, wantProblems, got)
 					return
 				}
@@ -138,7 +148,7 @@ func TestGolden(t *testing.T) {
 				return
 			}
 			files := generated(t, root)
-			if *update {
+			if updatable(fx) {
 				_ = os.RemoveAll(filepath.Join(fx, "want"))
 				for rel, data := range files {
 					writeGolden(t, filepath.Join(fx, "want", rel), data)
@@ -166,6 +176,19 @@ func TestGolden(t *testing.T) {
 				t.Errorf("check after build: %v %+v", err, res)
 			}
 		})
+	}
+}
+
+// TestRecordedWantIsNotUpdatable keeps -update away from the reference
+// builder's recorded output.
+func TestRecordedWantIsNotUpdatable(t *testing.T) {
+	defer func(old bool) { *update = old }(*update)
+	*update = true
+	if updatable(filepath.Join(fixtures, "upstream-demo")) {
+		t.Error("-update would rewrite testdata/registry/upstream-demo/want, the reference builder's output")
+	}
+	if !updatable(filepath.Join(fixtures, "forms")) {
+		t.Error("-update would not rewrite testdata/registry/forms/want")
 	}
 }
 
