@@ -8,31 +8,22 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/spiritagents/spirit/problem"
 )
 
-// Severity of a Problem.
-type Severity string
+// Severity of a Problem (the type shared with manifest and catalog).
+type Severity = problem.Severity
 
 // The severities. Warnings do not fail a build unless it is strict.
 const (
-	SeverityError   Severity = "error"
-	SeverityWarning Severity = "warning"
+	SeverityError   = problem.SeverityError
+	SeverityWarning = problem.SeverityWarning
 )
 
 // Problem is one thing wrong with the registry: the file it is about (when
 // known) and the message, in the reference's words where it has them.
-type Problem struct {
-	File     string   `json:"file,omitempty"`
-	Message  string   `json:"message"`
-	Severity Severity `json:"severity"`
-}
-
-func (p Problem) String() string {
-	if p.Severity == SeverityWarning {
-		return "warning: " + p.Message
-	}
-	return p.Message
-}
+type Problem = problem.Problem
 
 // ProblemsError carries every problem that stopped an operation.
 type ProblemsError struct {
