@@ -10,6 +10,8 @@ import (
 	"slices"
 	"sync"
 
+	"golang.org/x/sync/errgroup"
+
 	"github.com/spiritagents/spirit/internal/atomicfile"
 )
 
@@ -183,35 +185,28 @@ func fetchAll(ctx context.Context, root string, opts BuildOptions, results []*bu
 		jobs = 16
 	}
 	jobs = min(jobs, len(todo))
-	next := make(chan int)
-	var wg sync.WaitGroup
+	var g errgroup.Group
+	g.SetLimit(jobs)
 	var mu sync.Mutex
 	done := 0
-	for range jobs {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				b := results[i]
-				b.versions, b.problems = buildEntry(ctx, opts.NPM, b.entry)
-				b.finish(root)
-				if opts.Progress != nil {
-					mu.Lock()
-					done++
-					opts.Progress.Fetched(b.entry.PackageName(), done, len(todo))
-					mu.Unlock()
-				}
-			}
-		}()
-	}
 	for _, i := range todo {
 		if ctx.Err() != nil {
 			break
 		}
-		next <- i
+		g.Go(func() error {
+			b := results[i]
+			b.versions, b.problems = buildEntry(ctx, opts.NPM, b.entry)
+			b.finish(root)
+			if opts.Progress != nil {
+				mu.Lock()
+				done++
+				opts.Progress.Fetched(b.entry.PackageName(), done, len(todo))
+				mu.Unlock()
+			}
+			return nil
+		})
 	}
-	close(next)
-	wg.Wait()
+	_ = g.Wait()
 }
 
 // buildEntry fetches an entry's packument and builds its detail versions.
@@ -342,23 +337,15 @@ func writeOutputs(root string, results []*built, catalog []byte, check bool, res
 // writeDetails writes the changed details with a few writers at once.
 func writeDetails(root string, changed []*built) error {
 	const writers = 8
-	var wg sync.WaitGroup
+	var g errgroup.Group
+	g.SetLimit(writers)
 	errs := make([]error, len(changed))
-	next := make(chan int)
-	for range min(writers, len(changed)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				b := changed[i]
-				errs[i] = atomicfile.Write(filepath.Join(extensionsDir(root), b.entry.ID(), "detail.json"), b.detail, 0o644)
-			}
-		}()
+	for i, b := range changed {
+		g.Go(func() error {
+			errs[i] = atomicfile.Write(filepath.Join(extensionsDir(root), b.entry.ID(), "detail.json"), b.detail, 0o644)
+			return nil
+		})
 	}
-	for i := range changed {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
+	_ = g.Wait()
 	return errors.Join(errs...)
 }
