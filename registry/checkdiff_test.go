@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/spiritagents/spirit/internal/testutil/golden"
 	"github.com/spiritagents/spirit/registry/registrytest"
 )
 
@@ -38,21 +39,5 @@ func TestCheckDiff(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkGolden(t, filepath.Join("testdata", "check.diff"), res.Diff)
-}
-
-// checkGolden compares got with the file golden, or rewrites it under -update.
-func checkGolden(t *testing.T, golden, got string) {
-	t.Helper()
-	if *update {
-		writeGolden(t, golden, got)
-		return
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatalf("%v (run go test -update)", err)
-	}
-	if string(want) != got {
-		t.Errorf("%s differs (run go test -update to accept):\n%s", golden, got)
-	}
+	golden.Check(t, filepath.Join("testdata", "check.diff"), []byte(res.Diff))
 }

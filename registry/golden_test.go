@@ -3,7 +3,6 @@ package registry
 import (
 	"context"
 	"errors"
-	"flag"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -12,23 +11,12 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/spiritagents/spirit/internal/testutil/golden"
 	"github.com/spiritagents/spirit/npm"
 	"github.com/spiritagents/spirit/registry/registrytest"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files of testdata/registry")
-
 const fixtures = "../testdata/registry"
-
-// updatable reports whether -update may rewrite the want/ of the fixture
-// fx: never for one holding a RECORDED file, whose want/ is the output of
-// the reference builder and not of this one.
-func updatable(fx string) bool {
-	if _, err := os.Stat(filepath.Join(fx, "RECORDED")); err == nil {
-		return false
-	}
-	return *update
-}
 
 // copyTree copies the files of src into dst.
 func copyTree(t testing.TB, src, dst string) {
@@ -134,8 +122,8 @@ func TestGolden(t *testing.T) {
 				if diff := cmp.Diff(before, generated(t, root)); diff != "" {
 					t.Errorf("a failed build changed files (-before +after):\n%s", diff)
 				}
-				if updatable(fx) {
-					writeGolden(t, wantProblems, got)
+				if golden.Updatable(filepath.Join(fx, "want")) {
+					golden.Write(t, wantProblems, []byte(got))
 					return
 				}
 				want, rerr := os.ReadFile(wantProblems)
@@ -148,13 +136,13 @@ func TestGolden(t *testing.T) {
 				return
 			}
 			files := generated(t, root)
-			if updatable(fx) {
+			if golden.Updatable(filepath.Join(fx, "want")) {
 				_ = os.RemoveAll(filepath.Join(fx, "want"))
 				for rel, data := range files {
-					writeGolden(t, filepath.Join(fx, "want", rel), data)
+					golden.Write(t, filepath.Join(fx, "want", rel), []byte(data))
 				}
 				if got != "" {
-					writeGolden(t, filepath.Join(fx, "want", "warnings.txt"), got)
+					golden.Write(t, filepath.Join(fx, "want", "warnings.txt"), []byte(got))
 				}
 				return
 			}
@@ -180,24 +168,12 @@ func TestGolden(t *testing.T) {
 }
 
 // TestRecordedWantIsNotUpdatable keeps -update away from the reference
-// builder's recorded output.
+// builder's recorded output, and only from it.
 func TestRecordedWantIsNotUpdatable(t *testing.T) {
-	defer func(old bool) { *update = old }(*update)
-	*update = true
-	if updatable(filepath.Join(fixtures, "upstream-demo")) {
+	if !golden.Recorded(filepath.Join(fixtures, "upstream-demo", "want")) {
 		t.Error("-update would rewrite testdata/registry/upstream-demo/want, the reference builder's output")
 	}
-	if !updatable(filepath.Join(fixtures, "forms")) {
+	if golden.Recorded(filepath.Join(fixtures, "forms", "want")) {
 		t.Error("-update would not rewrite testdata/registry/forms/want")
-	}
-}
-
-func writeGolden(t testing.TB, path, data string) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
-		t.Fatal(err)
 	}
 }

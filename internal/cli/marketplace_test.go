@@ -1,11 +1,9 @@
 package cli
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"flag"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -17,9 +15,8 @@ import (
 	"time"
 
 	"github.com/spiritagents/spirit/internal/iostreams"
+	goldenfile "github.com/spiritagents/spirit/internal/testutil/golden"
 )
-
-var updateGolden = flag.Bool("update-marketplace", false, "rewrite the marketplace golden files")
 
 const fixtureRegistry = "../../testdata/catalog/registry"
 
@@ -213,19 +210,7 @@ func TestMarketplaceJSONGolden(t *testing.T) {
 			_, out, errOut := e.run(t, ref, false, "", tt.args...)
 			got := []byte(strings.ReplaceAll(out+errOut, ref, "$REF"))
 			golden := filepath.Join("testdata", "marketplace", tt.name+".golden")
-			if *updateGolden {
-				os.MkdirAll(filepath.Dir(golden), 0o755)
-				if err := os.WriteFile(golden, got, 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !bytes.Equal(got, want) {
-				t.Fatalf("got:\n%s\nwant:\n%s", got, want)
-			}
+			goldenfile.Check(t, golden, got)
 		})
 	}
 }
