@@ -7,10 +7,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
-
-	git "github.com/go-git/go-git/v5"
-	"github.com/go-git/go-git/v5/plumbing/object"
 )
 
 const secret = "//registry.npmjs.org/:_authToken=npm_S3CRET"
@@ -77,21 +73,7 @@ func TestGitRegistryLinksOut(t *testing.T) {
 	work := t.TempDir()
 	writeFixtureRegistry(t, filepath.Join(work, "registry"))
 	linkOut(t, filepath.Join(work, "registry"), "extensions/fixture.hello/README.md", strings.Repeat("../", 24)+"proc/self/environ")
-	repo, err := git.PlainInit(work, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	wt, err := repo.Worktree()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := wt.AddWithOptions(&git.AddOptions{All: true}); err != nil {
-		t.Fatal(err)
-	}
-	sig := &object.Signature{Name: "Fixture", Email: "fixture@example.com", When: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
-	if _, err := wt.Commit("registry", &git.CommitOptions{Author: sig, Committer: sig}); err != nil {
-		t.Fatal(err)
-	}
+	commitAll(t, work)
 	c := newClient(t, "git+file://"+work, t.TempDir(), nil)
 	ctx := context.Background()
 	if _, err := c.Catalog(ctx); err != nil {
