@@ -543,20 +543,34 @@ func isDowngrade(installed, incoming string) bool {
 	return err1 == nil && err2 == nil && b.LessThan(a)
 }
 
-// copyHashed copies the file src to dst, writing every byte to digest too.
+// maxZipFile is the largest .zip that can hold a package within the
+// limits: MaxTotalSize of content (stored) and room for the headers.
+const maxZipFile = MaxTotalSize + 100<<20
+
+// copyHashed copies the .zip src to dst, writing every byte to digest
+// too. A file larger than maxZipFile is refused before it is copied.
 func copyHashed(dst, src string, digest hash.Hash) error {
 	in, err := os.Open(src)
 	if err != nil {
 		return err
 	}
 	defer in.Close()
+	tooLarge := fmt.Errorf("%w: %s is larger than %d MiB, more than a package within the limits needs", ErrTotalTooLarge, src, maxZipFile>>20)
+	if fi, err := in.Stat(); err != nil {
+		return err
+	} else if fi.Size() > maxZipFile {
+		return tooLarge
+	}
 	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
 		return err
 	}
-	_, err = io.Copy(io.MultiWriter(out, digest), in)
+	n, err := io.Copy(io.MultiWriter(out, digest), io.LimitReader(in, maxZipFile+1))
 	if cerr := out.Close(); err == nil {
 		err = cerr
+	}
+	if err == nil && n > maxZipFile {
+		err = tooLarge
 	}
 	return err
 }

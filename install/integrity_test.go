@@ -80,3 +80,23 @@ func TestIntegrityCoversInstalledBytes(t *testing.T) {
 		})
 	}
 }
+
+// TestHugeZipRefusedBeforeCopy: a .zip larger than any package within the
+// limits is refused at once, not copied into the transaction first.
+func TestHugeZipRefusedBeforeCopy(t *testing.T) {
+	in, root := newInstaller(t)
+	src := filepath.Join(root, "huge.zip")
+	if err := os.WriteFile(src, []byte("PK\x03\x04"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(src, 1<<30); err != nil { // sparse: no disk used
+		t.Fatal(err)
+	}
+	_, err := in.Install(context.Background(), install.Request{Path: src})
+	if !errors.Is(err, install.ErrTotalTooLarge) {
+		t.Fatalf("want ErrTotalTooLarge, got %v", err)
+	}
+	if ents, _ := os.ReadDir(in.Paths.StagingDir()); len(ents) != 0 {
+		t.Errorf("staging keeps %d entries", len(ents))
+	}
+}
