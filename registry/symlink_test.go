@@ -92,3 +92,30 @@ func problemsOf(err error) []Problem {
 	}
 	return nil
 }
+
+// TestAddDoesNotWriteThroughLinkedFolder: `registry add` into a
+// registry/extensions/<id>/ that links out of the repository writes
+// neither the entry nor the README there.
+func TestAddDoesNotWriteThroughLinkedFolder(t *testing.T) {
+	srv, err := registrytest.NewDirServer(filepath.Join(fixtures, "upstream-demo", "npm"), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	base := t.TempDir()
+	root, outside := filepath.Join(base, "repo"), filepath.Join(base, "outside")
+	for _, d := range []string{filepath.Join(root, "registry", "extensions"), outside} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	const id = "spiritagent.system-message-demo"
+	symlink(t, outside, filepath.Join(root, "registry", "extensions", id))
+	_, err = Add(context.Background(), AddOptions{Root: root, Package: "@spiritagent/extension-system-message-demo", ID: id, NPM: newNPM(t, srv.URL, t.TempDir())})
+	if !errors.Is(err, confine.ErrEscape) || !strings.Contains(err.Error(), id) {
+		t.Errorf("want an error naming the linked folder, got %v", err)
+	}
+	if ents, _ := os.ReadDir(outside); len(ents) != 0 {
+		t.Errorf("add wrote outside the repository: %v", ents)
+	}
+}
