@@ -49,8 +49,8 @@ func TestHTTPRevalidateWithETag(t *testing.T) {
 	if !cat2.Origin.Revalidated || !cat2.Origin.FromCache {
 		t.Fatalf("second fetch not revalidated: %+v", cat2.Origin)
 	}
-	if srv.count("/catalog.json") != 2 || srv.notMod != 1 || len(srv.ifNone) != 1 {
-		t.Fatalf("hits %d, 304s %d, If-None-Match %v", srv.count("/catalog.json"), srv.notMod, srv.ifNone)
+	if srv.Hits("/catalog.json") != 2 || srv.NotModified() != 1 || len(srv.IfNoneMatch()) != 1 {
+		t.Fatalf("hits %d, 304s %d, If-None-Match %v", srv.Hits("/catalog.json"), srv.NotModified(), srv.IfNoneMatch())
 	}
 	if len(cat2.Items) != len(cat.Items) {
 		t.Fatalf("cached catalog differs")
@@ -61,14 +61,12 @@ func TestHTTPRevalidateWithETag(t *testing.T) {
 	if _, err := c3.Catalog(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if srv.count("/catalog.json") != 2 {
-		t.Fatalf("fresh cache still asked the server: %d", srv.count("/catalog.json"))
+	if srv.Hits("/catalog.json") != 2 {
+		t.Fatalf("fresh cache still asked the server: %d", srv.Hits("/catalog.json"))
 	}
 
 	// A changed catalog is fetched again, not taken from the cache.
-	srv.set(func(s *registryServer) {
-		s.override["/catalog.json"] = []byte(`{"schemaVersion":1,"items":[]}`)
-	})
+	srv.Override("/catalog.json", []byte(`{"schemaVersion":1,"items":[]}`))
 	cat4, err := newClient(t, srv.URL, cache, nil).Catalog(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -96,7 +94,7 @@ func TestOfflineFallback(t *testing.T) {
 		name   string
 		break_ func()
 	}{
-		{"server error", func() { srv.set(func(s *registryServer) { s.status = 503 }) }},
+		{"server error", func() { srv.SetStatus(503) }},
 		{"server gone", func() { srv.Close() }},
 	}
 	for _, tt := range tests {
@@ -147,7 +145,7 @@ func TestSizeCaps(t *testing.T) {
 		}
 		t.Run(name, func(t *testing.T) {
 			srv := newRegistryServer(t, fixtureRoot)
-			srv.set(func(s *registryServer) { s.chunked = chunked })
+			srv.SetChunked(chunked)
 			c := newClient(t, srv.URL, t.TempDir(), func(o *Options) { o.Limits = Limits{Catalog: 2000, JSON: 1000, Readme: 10} })
 			if _, err := c.Catalog(ctx); !errors.Is(err, ErrTooLarge) {
 				t.Fatalf("catalog: %v", err)

@@ -160,14 +160,15 @@ func (c *Client) writeParsed(u *url.URL, digest string, cat *Catalog) {
 // get reads loc, capped at limit bytes.
 func (c *Client) get(ctx context.Context, loc location, limit int64, label string) ([]byte, *Origin, error) {
 	if loc.url == nil {
-		data, err := readFileCapped(loc.file, limit, label)
+		data, err := readFileCapped(loc, limit, label)
 		return data, &Origin{Location: loc.file}, err
 	}
 	return c.getURL(ctx, loc.url, limit, label)
 }
 
-func readFileCapped(file string, limit int64, label string) ([]byte, error) {
-	f, err := os.Open(file)
+func readFileCapped(loc location, limit int64, label string) ([]byte, error) {
+	file := loc.file
+	f, err := loc.open()
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, fmt.Errorf("%s: %w: %s", label, ErrNotFound, file)
 	}

@@ -9,15 +9,14 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
-)
 
-var update = flag.Bool("update", false, "rewrite testdata/catalog fixtures and golden files")
+	"github.com/spiritagents/spirit/internal/testutil/golden"
+)
 
 // fixtureRoot is the registry tree the tests (and the scripts) read.
 const fixtureRoot = "../testdata/catalog/registry"
@@ -241,7 +240,7 @@ func writeFixtureRegistry(t testing.TB, root string) {
 // and otherwise checks that every digest in it matches its tarball (but
 // the tampered one, which must not).
 func TestFixtureRegistry(t *testing.T) {
-	if *update {
+	if golden.Updatable(fixtureRoot) {
 		if err := os.RemoveAll(fixtureRoot); err != nil {
 			t.Fatal(err)
 		}

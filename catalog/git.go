@@ -115,12 +115,17 @@ func cloneShallow(ctx context.Context, repo, ref, dir string) error {
 }
 
 // registryRoot returns dir, or dir/registry when the index lives there (as
-// in the official repository).
+// in the official repository). Only a real folder and file count: a
+// symbolic link in the clone is not followed to choose the root.
 func registryRoot(dir string) string {
-	if _, err := os.Stat(filepath.Join(dir, "catalog.json")); err == nil {
+	isFile := func(p string) bool {
+		fi, err := os.Lstat(p)
+		return err == nil && fi.Mode().IsRegular()
+	}
+	if isFile(filepath.Join(dir, "catalog.json")) {
 		return dir
 	}
-	if _, err := os.Stat(filepath.Join(dir, "registry", "catalog.json")); err == nil {
+	if fi, err := os.Lstat(filepath.Join(dir, "registry")); err == nil && fi.IsDir() && isFile(filepath.Join(dir, "registry", "catalog.json")) {
 		return filepath.Join(dir, "registry")
 	}
 	return dir

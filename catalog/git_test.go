@@ -30,21 +30,7 @@ func gitRegistry(t *testing.T) (string, *httptest.Server, *atomic.Int64) {
 	projects := t.TempDir()
 	work := filepath.Join(projects, "registry.git")
 	writeFixtureRegistry(t, filepath.Join(work, "registry"))
-	repo, err := git.PlainInit(work, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	wt, err := repo.Worktree()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := wt.AddWithOptions(&git.AddOptions{All: true}); err != nil {
-		t.Fatal(err)
-	}
-	sig := &object.Signature{Name: "Fixture", Email: "fixture@example.com", When: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
-	if _, err := wt.Commit("registry", &git.CommitOptions{Author: sig, Committer: sig}); err != nil {
-		t.Fatal(err)
-	}
+	commitAll(t, work)
 	if err := os.WriteFile(filepath.Join(work, ".git", "git-daemon-export-ok"), nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -60,6 +46,27 @@ func gitRegistry(t *testing.T) (string, *httptest.Server, *atomic.Int64) {
 	}))
 	t.Cleanup(srv.Close)
 	return "git+" + srv.URL + "/registry.git", srv, &hits
+}
+
+// commitAll makes work a git repository (with go-git) holding one commit
+// of every file in it, symbolic links as links.
+func commitAll(t *testing.T, work string) {
+	t.Helper()
+	repo, err := git.PlainInit(work, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wt, err := repo.Worktree()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := wt.AddWithOptions(&git.AddOptions{All: true}); err != nil {
+		t.Fatal(err)
+	}
+	sig := &object.Signature{Name: "Fixture", Email: "fixture@example.com", When: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+	if _, err := wt.Commit("registry", &git.CommitOptions{Author: sig, Committer: sig}); err != nil {
+		t.Fatal(err)
+	}
 }
 
 func TestGitRegistry(t *testing.T) {

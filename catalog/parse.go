@@ -7,6 +7,8 @@ import (
 	"math"
 	"slices"
 	"strings"
+
+	"github.com/spiritagents/spirit/problem"
 )
 
 // Listing statuses of a catalog item.
@@ -54,19 +56,9 @@ func (e *DocumentError) Error() string { return e.Label + ": " + e.Msg }
 func (e *DocumentError) Is(target error) bool { return target == ErrBadDocument }
 
 // Warning is a part of a document that was skipped or a fallback that was
-// taken; the rest was used.
-type Warning struct {
-	// Pointer names the part, e.g. "catalog.items[3]".
-	Pointer string `json:"pointer,omitempty"`
-	Message string `json:"message"`
-}
-
-func (w Warning) String() string {
-	if w.Pointer == "" || strings.Contains(w.Message, w.Pointer) {
-		return w.Message
-	}
-	return w.Pointer + ": " + w.Message
-}
+// taken; the rest was used. Its Pointer names the part, e.g.
+// "catalog.items[3]"; its Severity is left empty.
+type Warning = problem.Problem
 
 // Item is one entry of catalog.json. Its JSON field names are those of the
 // registry format.
@@ -313,16 +305,16 @@ func ParseCatalog(data []byte) (*Catalog, error) {
 		ptr := fmt.Sprintf("catalog.items[%d]", i)
 		it, err := parseItem(raw, ptr)
 		if err != nil {
-			c.Warnings = append(c.Warnings, Warning{ptr, "skipped: " + err.Error()})
+			c.Warnings = append(c.Warnings, Warning{Pointer: ptr, Message: "skipped: " + err.Error()})
 			continue
 		}
 		if seen[it.ExtensionID] {
-			c.Warnings = append(c.Warnings, Warning{ptr, "skipped: duplicate extensionId " + it.ExtensionID})
+			c.Warnings = append(c.Warnings, Warning{Pointer: ptr, Message: "skipped: duplicate extensionId " + it.ExtensionID})
 			continue
 		}
 		seen[it.ExtensionID] = true
 		if !slices.Contains(statusValues, it.Status) {
-			c.Warnings = append(c.Warnings, Warning{ptr, fmt.Sprintf("%s has an unknown status %q; it is not listed", it.ExtensionID, it.Status)})
+			c.Warnings = append(c.Warnings, Warning{Pointer: ptr, Message: fmt.Sprintf("%s has an unknown status %q; it is not listed", it.ExtensionID, it.Status)})
 		}
 		c.Items = append(c.Items, it)
 	}
@@ -375,11 +367,11 @@ func ParseDetail(data []byte) (*Detail, error) {
 		ptr := fmt.Sprintf("detail.versions[%d]", i)
 		v, err := parseVersion(raw, ptr)
 		if err != nil {
-			d.Warnings = append(d.Warnings, Warning{ptr, "skipped: " + err.Error()})
+			d.Warnings = append(d.Warnings, Warning{Pointer: ptr, Message: "skipped: " + err.Error()})
 			continue
 		}
 		if d.Find(v.Version) != nil {
-			d.Warnings = append(d.Warnings, Warning{ptr, "skipped: duplicate version " + v.Version})
+			d.Warnings = append(d.Warnings, Warning{Pointer: ptr, Message: "skipped: duplicate version " + v.Version})
 			continue
 		}
 		d.Versions = append(d.Versions, v)
@@ -399,7 +391,7 @@ func ParseDetail(data []byte) (*Detail, error) {
 		return nil, &DocumentError{label, f.err.Error()}
 	}
 	if d.Find(d.DefaultVersion) == nil {
-		d.Warnings = append(d.Warnings, Warning{"detail.defaultVersion", "version " + d.DefaultVersion + " is not among the versions"})
+		d.Warnings = append(d.Warnings, Warning{Pointer: "detail.defaultVersion", Message: "version " + d.DefaultVersion + " is not among the versions"})
 	}
 	return d, nil
 }

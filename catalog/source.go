@@ -5,9 +5,12 @@ import (
 	"fmt"
 	"net"
 	"net/url"
+	"os"
 	"path"
 	"path/filepath"
 	"strings"
+
+	"github.com/spiritagents/spirit/internal/confine"
 )
 
 // DefaultRegistry is the official marketplace index.
@@ -128,6 +131,18 @@ func CheckURL(u *url.URL, label string) error {
 type location struct {
 	url  *url.URL
 	file string
+	dir  string // the registry folder holding file
+}
+
+// open opens a file location through an os.Root on its registry folder:
+// a symbolic link that leads out of the folder is refused with
+// ErrOutsideRegistry, naming the entry, and never followed.
+func (l location) open() (*os.File, error) {
+	f, err := confine.Open(l.dir, l.file)
+	if errors.Is(err, confine.ErrEscape) {
+		return nil, fmt.Errorf("%w: %w", ErrOutsideRegistry, err)
+	}
+	return f, err
 }
 
 func (l location) String() string {
@@ -169,7 +184,7 @@ func resolveRef(ref string, base *url.URL, dir, label string) (location, error) 
 		}
 		return location{url: u}, nil
 	}
-	return location{file: filepath.Join(dir, filepath.FromSlash(rel))}, nil
+	return location{file: filepath.Join(dir, filepath.FromSlash(rel)), dir: dir}, nil
 }
 
 // SourceFileName returns the archive file name a tarball is recorded

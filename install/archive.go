@@ -223,6 +223,7 @@ type extraction struct {
 	entries  int
 	total    int64
 	manifest []byte // package.json bytes, kept while writing
+	digest   io.Writer
 }
 
 func (x *extraction) count(raw string) error {
@@ -290,8 +291,10 @@ func (e *exactReader) Read(p []byte) (int, error) {
 }
 
 // extract reads src (of format) into s and returns the package.json bytes.
-func extract(ctx context.Context, src string, format Format, s sink, p Progress) ([]byte, error) {
-	x := &extraction{ctx: ctx, progress: p}
+// When digest is not nil, a tarball's bytes are written to it as they are
+// read, all of them, including what follows the end of the archive.
+func extract(ctx context.Context, src string, format Format, s sink, p Progress, digest io.Writer) ([]byte, error) {
+	x := &extraction{ctx: ctx, progress: p, digest: digest}
 	var err error
 	switch format {
 	case FormatZip:
@@ -460,7 +463,12 @@ func (x *extraction) tgz(src string, s sink) error {
 	if err != nil {
 		return err
 	}
-	cr := &countingReader{r: bufio.NewReaderSize(f, 1<<16)}
+	var raw io.Reader = f
+	if x.digest != nil {
+		raw = io.TeeReader(f, x.digest)
+	}
+	buf := bufio.NewReaderSize(raw, 1<<16)
+	cr := &countingReader{r: buf}
 	zr, err := gzip.NewReader(cr)
 	if err != nil {
 		return fmt.Errorf("%w: not a gzip file: %v", ErrCorrupt, err)
@@ -537,6 +545,11 @@ func (x *extraction) tgz(src string, s sink) error {
 		return ErrMissingRoot
 	case x.manifest == nil:
 		return ErrMissingTarJSON
+	}
+	if x.digest != nil {
+		if _, err := io.Copy(io.Discard, buf); err != nil {
+			return fmt.Errorf("%w: %s: %v", ErrCorrupt, src, err)
+		}
 	}
 	return nil
 }

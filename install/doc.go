@@ -36,6 +36,11 @@
 //     created exclusively, with mode 0644, or 0755 where the archive marks
 //     the file executable; directories get 0755.
 //
+// The sha512 integrity is computed on the bytes unpacked, in the same pass:
+// a tarball as it streams (to its last byte), a ZIP while it is copied into
+// the transaction directory, from which it is then unpacked (a ZIP larger
+// than MaxTotalSize plus 100 MiB is refused before the copy).
+//
 // ZIP names are all checked before anything is written. A tarball is a
 // stream, so its archive-wide rules (collisions, counts, totals) can only be
 // checked as entries arrive: a refusal then discards the staging directory,

@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash"
 	"io"
 	"os"
 	"path/filepath"
@@ -186,15 +187,6 @@ func (in *Installer) Install(ctx context.Context, req Request) (*Result, error) 
 	if err != nil {
 		return nil, err
 	}
-	integrity := ""
-	if format != FormatDir {
-		if integrity, err = fileSRI(req.Path); err != nil {
-			return nil, err
-		}
-		if strings.HasPrefix(req.Integrity, "sha512-") && req.Integrity != integrity {
-			return nil, fmt.Errorf("%w: %s: expected %s, got %s", ErrIntegrity, req.Path, req.Integrity, integrity)
-		}
-	}
 	unlock, err := in.lock(ctx)
 	if err != nil {
 		return nil, err
@@ -217,14 +209,42 @@ func (in *Installer) Install(ctx context.Context, req Request) (*Result, error) 
 	if err := os.Mkdir(staged, 0o755); err != nil {
 		return nil, err
 	}
+	// The bytes hashed are the bytes unpacked: a tarball is hashed as it
+	// streams through the extractor; a ZIP, which needs random access, is
+	// hashed while it is copied into the transaction and unpacked from
+	// that private copy.
+	src, digest := req.Path, sha512.New()
+	switch format {
+	case FormatZip:
+		src = filepath.Join(txn, "artifact.zip")
+		if err := copyHashed(src, req.Path, digest); err != nil {
+			return nil, err
+		}
+		if err := checkIntegrity(req, digest); err != nil {
+			return nil, err
+		}
+	case FormatDir:
+		digest = nil
+	}
 	rs, err := newRootSink(staged)
 	if err != nil {
 		return nil, err
 	}
-	data, err := extract(ctx, req.Path, format, rs, in.Progress)
+	var tee io.Writer
+	if format == FormatTgz {
+		tee = digest
+	}
+	data, err := extract(ctx, src, format, rs, in.Progress, tee)
 	rs.close()
 	if err != nil {
 		return nil, err
+	}
+	integrity := ""
+	if digest != nil {
+		if err := checkIntegrity(req, digest); err != nil {
+			return nil, err
+		}
+		integrity = sriOf(digest)
 	}
 	m, err := loadManifest(data, staged, string(p.Host))
 	if err != nil {
@@ -535,17 +555,50 @@ func isDowngrade(installed, incoming string) bool {
 	return err1 == nil && err2 == nil && b.LessThan(a)
 }
 
-func fileSRI(file string) (string, error) {
-	f, err := os.Open(file)
+// maxZipFile is the largest .zip that can hold a package within the
+// limits: MaxTotalSize of content (stored) and room for the headers.
+const maxZipFile = MaxTotalSize + 100<<20
+
+// copyHashed copies the .zip src to dst, writing every byte to digest
+// too. A file larger than maxZipFile is refused before it is copied.
+func copyHashed(dst, src string, digest hash.Hash) error {
+	in, err := os.Open(src)
 	if err != nil {
-		return "", err
+		return err
 	}
-	defer f.Close()
-	h := sha512.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return "", err
+	defer in.Close()
+	tooLarge := fmt.Errorf("%w: %s is larger than %d MiB, more than a package within the limits needs", ErrTotalTooLarge, src, maxZipFile>>20)
+	if fi, err := in.Stat(); err != nil {
+		return err
+	} else if fi.Size() > maxZipFile {
+		return tooLarge
 	}
-	return "sha512-" + base64.StdEncoding.EncodeToString(h.Sum(nil)), nil
+	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return err
+	}
+	n, err := io.Copy(io.MultiWriter(out, digest), io.LimitReader(in, maxZipFile+1))
+	if cerr := out.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil && n > maxZipFile {
+		err = tooLarge
+	}
+	return err
+}
+
+// checkIntegrity compares the digest of the artifact with req.Integrity,
+// when that is a sha512 SRI.
+func checkIntegrity(req Request, digest hash.Hash) error {
+	got := sriOf(digest)
+	if strings.HasPrefix(req.Integrity, "sha512-") && req.Integrity != got {
+		return fmt.Errorf("%w: %s: expected %s, got %s", ErrIntegrity, req.Path, req.Integrity, got)
+	}
+	return nil
+}
+
+func sriOf(digest hash.Hash) string {
+	return "sha512-" + base64.StdEncoding.EncodeToString(digest.Sum(nil))
 }
 
 func bytesSRI(b []byte) string {

@@ -50,7 +50,7 @@ func ReadArchive(src string) (*Archive, error) {
 		return nil, err
 	}
 	m := &memSink{fs: fstest.MapFS{}}
-	data, err := extract(context.Background(), src, format, m, nil)
+	data, err := extract(context.Background(), src, format, m, nil, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -10,25 +10,26 @@ import (
 
 const journalName = "journal"
 
-// exchangeByRenames swaps a and b where no atomic exchange exists. a must
-// lie directly inside a staging transaction directory, whose journal names
-// b so that recoverSwaps can put the old b back after a crash.
-func exchangeByRenames(a, b string) error {
+// exchangeByRenames swaps a and b where no atomic exchange exists, with
+// rename (os.Rename; a test passes one that crashes). a must lie directly
+// inside a staging transaction directory, whose journal names b so that
+// recoverSwaps can put the old b back after a crash.
+func exchangeByRenames(a, b string, rename func(from, to string) error) error {
 	journal := filepath.Join(filepath.Dir(a), journalName)
 	old := a + ".old"
 	if err := atomicfile.WriteDurable(journal, []byte(b), 0o644); err != nil {
 		return err
 	}
-	if err := os.Rename(b, old); err != nil {
+	if err := rename(b, old); err != nil {
 		return err
 	}
-	if err := os.Rename(a, b); err != nil {
-		if rerr := os.Rename(old, b); rerr != nil {
+	if err := rename(a, b); err != nil {
+		if rerr := rename(old, b); rerr != nil {
 			return errors.Join(err, rerr)
 		}
 		return err
 	}
-	if err := os.Rename(old, a); err != nil {
+	if err := rename(old, a); err != nil {
 		return err
 	}
 	return os.Remove(journal)

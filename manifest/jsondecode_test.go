@@ -2,6 +2,9 @@ package manifest
 
 import (
 	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -59,5 +62,53 @@ func TestDecodeJSONDepth(t *testing.T) {
 	deep := "[" + ok + "]"
 	if _, err := decodeJSON([]byte(deep)); err == nil || !strings.Contains(err.Error(), "deeper than 64") {
 		t.Errorf("depth %d: %v", MaxDepth+1, err)
+	}
+}
+
+// TestDecodeJSONDepthIgnoresStrings: brackets inside strings, escaped
+// quotes included, are not nesting.
+func TestDecodeJSONDepthIgnoresStrings(t *testing.T) {
+	brackets := strings.Repeat("[{", MaxDepth)
+	for _, s := range []string{
+		`{"k":"` + brackets + `"}`,
+		`["\"` + brackets + `\\", "` + brackets + `"]`,
+	} {
+		if _, err := decodeJSON([]byte(s)); err != nil {
+			t.Errorf("%.40q…: %v", s, err)
+		}
+	}
+}
+
+// TestDecodeJSONErrorOffsets: the offset of an error is the byte it is
+// about, for the line and column shown to the user.
+func TestDecodeJSONErrorOffsets(t *testing.T) {
+	for _, c := range []struct {
+		in     string
+		offset int
+	}{
+		{`{"a": ,}`, 6},
+		{`{"a":1} x`, 8},
+		{`[1,2`, 4},
+		{`[[` + strings.Repeat("[", MaxDepth) + `]]]`, MaxDepth},
+	} {
+		_, err := decodeJSON([]byte(c.in))
+		var je *jsonError
+		if !errors.As(err, &je) || je.offset != c.offset {
+			t.Errorf("%.40q: got %v at %+v, want offset %d", c.in, err, je, c.offset)
+		}
+	}
+}
+
+func BenchmarkDecodeJSON(b *testing.B) {
+	data, err := os.ReadFile(filepath.Join("..", "testdata", "examples", "lookup-tools", "package.json"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := decodeJSON(data); err != nil {
+			b.Fatal(err)
+		}
 	}
 }

@@ -41,6 +41,7 @@ type failure int
 
 const (
 	failNone    failure = iota
+	failOther           // a keyword no rule knows (the leftovers report it)
 	failMinimum         // minItems, const
 	failPattern         // a pattern other than "not blank"
 	failBlank           // blank string
@@ -90,6 +91,10 @@ func collectFailures(ve *jsonschema.ValidationError, out map[string]failure) {
 		}
 	case *kind.Const, *kind.MinItems:
 		set(ptr, failMinimum)
+	default:
+		if len(ve.Causes) == 0 {
+			set(ptr, failOther)
+		}
 	}
 	for _, c := range ve.Causes {
 		collectFailures(c, out)

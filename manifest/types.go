@@ -5,30 +5,24 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/spiritagents/spirit/problem"
 )
 
-// Severity of a Problem.
-type Severity string
+// Severity of a Problem (the type shared with registry and catalog).
+type Severity = problem.Severity
 
 // The severities.
 const (
-	SeverityError   Severity = "error"
-	SeverityWarning Severity = "warning"
+	SeverityError   = problem.SeverityError
+	SeverityWarning = problem.SeverityWarning
 )
 
-// Problem is one thing wrong with a manifest: where (a JSON pointer into
-// package.json, "" for the whole document), what (the reference's message
-// text where the reference has one), and how bad.
-type Problem struct {
-	Pointer  string   `json:"pointer"`
-	Message  string   `json:"message"`
-	Severity Severity `json:"severity"`
-	// Detail says more where the reference message is terse (where JSON is broken, say).
-	Detail string `json:"detail,omitempty"`
-}
-
-// Error returns the message.
-func (p *Problem) Error() string { return p.Message }
+// Problem is one thing wrong with a manifest: where (Pointer, a JSON
+// pointer into package.json, "" for the whole document, with InDocument
+// set), what (the reference's message text where the reference has one),
+// and how bad. A *Problem is an error.
+type Problem = problem.Problem
 
 // Report is the result of validating one manifest: every problem found, and
 // the parsed manifest when the document could be read at all.

@@ -54,11 +54,11 @@ type validator struct {
 }
 
 func (v *validator) add(ptr string, sev Severity, msg string) {
-	v.report.Problems = append(v.report.Problems, Problem{Pointer: ptr, Message: msg, Severity: sev})
+	v.report.Problems = append(v.report.Problems, Problem{Pointer: ptr, InDocument: true, Message: msg, Severity: sev})
 }
 
 func (v *validator) addDetail(ptr string, sev Severity, msg, detail string) {
-	v.report.Problems = append(v.report.Problems, Problem{Pointer: ptr, Message: msg, Severity: sev, Detail: detail})
+	v.report.Problems = append(v.report.Problems, Problem{Pointer: ptr, InDocument: true, Message: msg, Severity: sev, Detail: detail})
 }
 
 func (v *validator) errorf(ptr, format string, a ...any) {

@@ -16,6 +16,7 @@ import (
 	"github.com/99designs/keyring"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/spiritagents/spirit/internal/testutil/fixture"
 	"github.com/spiritagents/spirit/paths"
 	"github.com/spiritagents/spirit/runtime"
 )
@@ -32,31 +33,7 @@ func toolName(tool string) string { return runtime.BaseInvocationName(toolsID, t
 // extensions/<host>/pkg-<b64url(id)>, the layout install.List reads.
 func installFixture(t testing.TB, p *paths.Paths, dir string) string {
 	t.Helper()
-	src := filepath.Join("..", "testdata", "mcp", dir)
-	data, err := os.ReadFile(filepath.Join(src, "package.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var pkg struct{ Name string }
-	if err := json.Unmarshal(data, &pkg); err != nil {
-		t.Fatal(err)
-	}
-	// Copied beside, then renamed into place, as an install does: a
-	// half-copied package is never seen.
-	tmp, err := os.MkdirTemp(p.DataDir, "staging-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.CopyFS(filepath.Join(tmp, "pkg"), os.DirFS(src)); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.MkdirAll(p.ExtensionsDir(), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Rename(filepath.Join(tmp, "pkg"), p.PackageDir(pkg.Name)); err != nil {
-		t.Fatal(err)
-	}
-	return pkg.Name
+	return fixture.Install(t, p, filepath.Join("..", "testdata", "mcp", dir))
 }
 
 // keyringEnv is the environment of the file keyring the tests use.

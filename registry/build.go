@@ -10,7 +10,9 @@ import (
 	"slices"
 	"sync"
 
-	"github.com/spiritagents/spirit/internal/atomicfile"
+	"golang.org/x/sync/errgroup"
+
+	"github.com/spiritagents/spirit/internal/confine"
 )
 
 // Packuments gives raw full npm packuments. *npm.Client satisfies it.
@@ -86,7 +88,7 @@ func (b *built) finish(root string) {
 		return
 	}
 	b.detail = append(Encode(detailDoc(b.entry, b.versions)), '\n')
-	old, err := readIfExists(filepath.Join(extensionsDir(root), b.entry.ID(), "detail.json"))
+	old, err := readIfExists(root, filepath.Join(extensionsDir(root), b.entry.ID(), "detail.json"))
 	if err != nil {
 		b.problems = append(b.problems, Problem{File: b.entry.File, Message: err.Error(), Severity: SeverityError})
 	}
@@ -126,7 +128,12 @@ func Build(ctx context.Context, opts BuildOptions) (*BuildResult, error) {
 	for i, e := range entries {
 		results[i] = &built{entry: e}
 		readme := filepath.Join(extensionsDir(root), e.ID(), "README.md")
-		if st, err := os.Stat(readme); err != nil || !st.Mode().IsRegular() {
+		st, err := confine.Stat(root, readme)
+		if errors.Is(err, confine.ErrEscape) {
+			readmeProblems = append(readmeProblems, Problem{File: e.File, Severity: SeverityError, Message: err.Error()})
+			continue
+		}
+		if err != nil || !st.Mode().IsRegular() {
 			readmeProblems = append(readmeProblems, Problem{File: e.File, Severity: SeverityError,
 				Message: fmt.Sprintf("Missing README.md for extensionId '%s' at '%s'.", e.ID(), readme)})
 			continue
@@ -183,35 +190,28 @@ func fetchAll(ctx context.Context, root string, opts BuildOptions, results []*bu
 		jobs = 16
 	}
 	jobs = min(jobs, len(todo))
-	next := make(chan int)
-	var wg sync.WaitGroup
+	var g errgroup.Group
+	g.SetLimit(jobs)
 	var mu sync.Mutex
 	done := 0
-	for range jobs {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				b := results[i]
-				b.versions, b.problems = buildEntry(ctx, opts.NPM, b.entry)
-				b.finish(root)
-				if opts.Progress != nil {
-					mu.Lock()
-					done++
-					opts.Progress.Fetched(b.entry.PackageName(), done, len(todo))
-					mu.Unlock()
-				}
-			}
-		}()
-	}
 	for _, i := range todo {
 		if ctx.Err() != nil {
 			break
 		}
-		next <- i
+		g.Go(func() error {
+			b := results[i]
+			b.versions, b.problems = buildEntry(ctx, opts.NPM, b.entry)
+			b.finish(root)
+			if opts.Progress != nil {
+				mu.Lock()
+				done++
+				opts.Progress.Fetched(b.entry.PackageName(), done, len(todo))
+				mu.Unlock()
+			}
+			return nil
+		})
 	}
-	close(next)
-	wg.Wait()
+	_ = g.Wait()
 }
 
 // buildEntry fetches an entry's packument and builds its detail versions.
@@ -244,7 +244,7 @@ func buildEntry(ctx context.Context, npm Packuments, e *Entry) ([]*Value, []Prob
 // reuseDetail returns the versions of the entry's current detail.json
 // when it agrees with the entry (the checks of spec §5), else nil.
 func reuseDetail(root string, e *Entry) []*Value {
-	data, err := os.ReadFile(filepath.Join(extensionsDir(root), e.ID(), "detail.json"))
+	data, err := confine.ReadFile(root, filepath.Join(extensionsDir(root), e.ID(), "detail.json"))
 	if err != nil {
 		return nil
 	}
@@ -278,7 +278,7 @@ func writeOutputs(root string, results []*built, catalog []byte, check bool, res
 		}
 		changed = append(changed, b)
 	}
-	existing, err := findFiles(extensionsDir(root), "detail.json")
+	existing, err := findFiles(root, "detail.json")
 	if err != nil {
 		return err
 	}
@@ -308,19 +308,19 @@ func writeOutputs(root string, results []*built, catalog []byte, check bool, res
 		rel = filepath.ToSlash(rel)
 		res.Deleted = append(res.Deleted, rel)
 		if check {
-			old, err := os.ReadFile(f)
+			old, err := confine.ReadFile(root, f)
 			if err != nil {
 				return err
 			}
 			diff.WriteString(UnifiedDiff("a/"+rel, "/dev/null", old, nil))
 			continue
 		}
-		if err := os.Remove(f); err != nil && !errors.Is(err, os.ErrNotExist) {
+		if err := confine.Remove(root, f); err != nil && !errors.Is(err, os.ErrNotExist) {
 			return err
 		}
 	}
 	catalogPath := filepath.Join(root, "registry", "catalog.json")
-	old, err := readIfExists(catalogPath)
+	old, err := readIfExists(root, catalogPath)
 	if err != nil {
 		return err
 	}
@@ -330,7 +330,7 @@ func writeOutputs(root string, results []*built, catalog []byte, check bool, res
 		res.Written = append(res.Written, "registry/catalog.json")
 		if check {
 			diff.WriteString(UnifiedDiff("a/registry/catalog.json", "b/registry/catalog.json", old, catalog))
-		} else if err := atomicfile.Write(catalogPath, catalog, 0o644); err != nil {
+		} else if err := confine.WriteFile(root, catalogPath, catalog, 0o644); err != nil {
 			return err
 		}
 	}
@@ -342,23 +342,15 @@ func writeOutputs(root string, results []*built, catalog []byte, check bool, res
 // writeDetails writes the changed details with a few writers at once.
 func writeDetails(root string, changed []*built) error {
 	const writers = 8
-	var wg sync.WaitGroup
+	var g errgroup.Group
+	g.SetLimit(writers)
 	errs := make([]error, len(changed))
-	next := make(chan int)
-	for range min(writers, len(changed)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				b := changed[i]
-				errs[i] = atomicfile.Write(filepath.Join(extensionsDir(root), b.entry.ID(), "detail.json"), b.detail, 0o644)
-			}
-		}()
+	for i, b := range changed {
+		g.Go(func() error {
+			errs[i] = confine.WriteFile(root, filepath.Join(extensionsDir(root), b.entry.ID(), "detail.json"), b.detail, 0o644)
+			return nil
+		})
 	}
-	for i := range changed {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
+	_ = g.Wait()
 	return errors.Join(errs...)
 }

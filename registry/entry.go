@@ -3,36 +3,26 @@ package registry
 import (
 	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/spiritagents/spirit/internal/confine"
+	"github.com/spiritagents/spirit/problem"
 )
 
-// Severity of a Problem.
-type Severity string
+// Severity of a Problem (the type shared with manifest and catalog).
+type Severity = problem.Severity
 
 // The severities. Warnings do not fail a build unless it is strict.
 const (
-	SeverityError   Severity = "error"
-	SeverityWarning Severity = "warning"
+	SeverityError   = problem.SeverityError
+	SeverityWarning = problem.SeverityWarning
 )
 
 // Problem is one thing wrong with the registry: the file it is about (when
 // known) and the message, in the reference's words where it has them.
-type Problem struct {
-	File     string   `json:"file,omitempty"`
-	Message  string   `json:"message"`
-	Severity Severity `json:"severity"`
-}
-
-func (p Problem) String() string {
-	if p.Severity == SeverityWarning {
-		return "warning: " + p.Message
-	}
-	return p.Message
-}
+type Problem = problem.Problem
 
 // ProblemsError carries every problem that stopped an operation.
 type ProblemsError struct {
@@ -86,24 +76,13 @@ func (e *Entry) versions() []*Value {
 // extensionsDir is where entries live below the repository root.
 func extensionsDir(root string) string { return filepath.Join(root, "registry", "extensions") }
 
-// findFiles returns every regular file named name at any depth under dir,
-// sorted by full path in byte order (find | LC_ALL=C sort).
-func findFiles(dir, name string) ([]string, error) {
-	var out []string
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			if p == dir && errors.Is(err, fs.ErrNotExist) {
-				return fs.SkipAll
-			}
-			return err
-		}
-		if d.Type().IsRegular() && d.Name() == name {
-			out = append(out, p)
-		}
-		return nil
-	})
-	slices.Sort(out)
-	return out, err
+// findFiles returns every regular file named name at any depth under
+// registry/extensions of the repository root, sorted by full path in byte
+// order (find | LC_ALL=C sort). Like every file access of this package it
+// goes through an os.Root on root (package confine): a symbolic link that
+// leads out of the repository is an error naming it, never followed.
+func findFiles(root, name string) ([]string, error) {
+	return confine.FindFiles(root, filepath.Join("registry", "extensions"), name)
 }
 
 // LoadEntries reads and checks every entry.json under root. It returns the
@@ -115,7 +94,7 @@ func LoadEntries(root string, schemas *Schemas) ([]*Entry, []Problem, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	files, err := findFiles(extensionsDir(abs), "entry.json")
+	files, err := findFiles(abs, "entry.json")
 	if err != nil {
 		return nil, nil, err
 	}
@@ -125,7 +104,7 @@ func LoadEntries(root string, schemas *Schemas) ([]*Entry, []Problem, error) {
 	var entries []*Entry
 	var problems []Problem
 	for _, f := range files {
-		data, err := os.ReadFile(f)
+		data, err := confine.ReadFile(abs, f)
 		if err != nil {
 			return nil, nil, err
 		}

@@ -3,7 +3,6 @@ package registry
 import (
 	"context"
 	"errors"
-	"flag"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -13,11 +12,10 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/spiritagents/spirit/fetch"
+	"github.com/spiritagents/spirit/internal/testutil/golden"
 	"github.com/spiritagents/spirit/npm"
 	"github.com/spiritagents/spirit/registry/registrytest"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files of testdata/registry")
 
 const fixtures = "../testdata/registry"
 
@@ -125,8 +123,8 @@ func TestGolden(t *testing.T) {
 				if diff := cmp.Diff(before, generated(t, root)); diff != "" {
 					t.Errorf("a failed build changed files (-before +after):\n%s", diff)
 				}
-				if *update {
-					writeGolden(t, wantProblems, got)
+				if golden.Updatable(filepath.Join(fx, "want")) {
+					golden.Write(t, wantProblems, []byte(got))
 					return
 				}
 				want, rerr := os.ReadFile(wantProblems)
@@ -139,13 +137,13 @@ func TestGolden(t *testing.T) {
 				return
 			}
 			files := generated(t, root)
-			if *update {
+			if golden.Updatable(filepath.Join(fx, "want")) {
 				_ = os.RemoveAll(filepath.Join(fx, "want"))
 				for rel, data := range files {
-					writeGolden(t, filepath.Join(fx, "want", rel), data)
+					golden.Write(t, filepath.Join(fx, "want", rel), []byte(data))
 				}
 				if got != "" {
-					writeGolden(t, filepath.Join(fx, "want", "warnings.txt"), got)
+					golden.Write(t, filepath.Join(fx, "want", "warnings.txt"), []byte(got))
 				}
 				return
 			}
@@ -170,12 +168,13 @@ func TestGolden(t *testing.T) {
 	}
 }
 
-func writeGolden(t testing.TB, path, data string) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
+// TestRecordedWantIsNotUpdatable keeps -update away from the reference
+// builder's recorded output, and only from it.
+func TestRecordedWantIsNotUpdatable(t *testing.T) {
+	if !golden.Recorded(filepath.Join(fixtures, "upstream-demo", "want")) {
+		t.Error("-update would rewrite testdata/registry/upstream-demo/want, the reference builder's output")
 	}
-	if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
-		t.Fatal(err)
+	if golden.Recorded(filepath.Join(fixtures, "forms", "want")) {
+		t.Error("-update would not rewrite testdata/registry/forms/want")
 	}
 }

@@ -9,6 +9,8 @@ import (
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"github.com/spiritagents/spirit/internal/confine"
 )
 
 // unchangedSince returns a test that says whether a file (absolute path)
@@ -57,9 +59,10 @@ func unchangedSince(root, rev string) (func(file string, data []byte) bool, erro
 	}, nil
 }
 
-// readIfExists returns a file's bytes, or nil when it does not exist.
-func readIfExists(path string) ([]byte, error) {
-	data, err := os.ReadFile(path)
+// readIfExists returns the bytes of the file path of the repository root,
+// or nil when it does not exist.
+func readIfExists(root, path string) ([]byte, error) {
+	data, err := confine.ReadFile(root, path)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	}

@@ -4,9 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"slices"
+
+	"github.com/spiritagents/spirit/internal/confine"
 )
 
 // ValidateOptions tune Validate.
@@ -40,13 +41,13 @@ func Validate(opts ValidateOptions) ([]Problem, error) {
 		ps = append(ps, Problem{File: file, Message: fmt.Sprintf(format, a...), Severity: SeverityError})
 	}
 	catalogPath := filepath.Join(root, "registry", "catalog.json")
-	catalogData, err := os.ReadFile(catalogPath)
+	catalogData, err := confine.ReadFile(root, catalogPath)
 	if errors.Is(err, fs.ErrNotExist) {
 		errorf(catalogPath, "registry/catalog.json is missing. Run ./scripts/build-catalog.sh to regenerate it.")
 	} else if err != nil {
 		return nil, err
 	}
-	detailFiles, err := findFiles(extensionsDir(root), "detail.json")
+	detailFiles, err := findFiles(root, "detail.json")
 	if err != nil {
 		return nil, err
 	}
@@ -56,17 +57,25 @@ func Validate(opts ValidateOptions) ([]Problem, error) {
 	for _, e := range entries {
 		id := e.ID()
 		readme := filepath.Join(extensionsDir(root), id, "README.md")
-		if st, err := os.Stat(readme); err != nil || !st.Mode().IsRegular() {
+		st, err := confine.Stat(root, readme)
+		if errors.Is(err, confine.ErrEscape) {
+			return nil, err
+		}
+		if err != nil || !st.Mode().IsRegular() {
 			errorf(readme, "registry/extensions/%s/README.md is missing.", id)
 		}
 		detail := filepath.Join(extensionsDir(root), id, "detail.json")
-		if st, err := os.Stat(detail); err != nil || !st.Mode().IsRegular() {
+		st, err = confine.Stat(root, detail)
+		if errors.Is(err, confine.ErrEscape) {
+			return nil, err
+		}
+		if err != nil || !st.Mode().IsRegular() {
 			errorf(detail, "Missing detail artifact for extensionId '%s'.", id)
 		}
 	}
 	var details []*Value
 	for _, f := range detailFiles {
-		data, err := os.ReadFile(f)
+		data, err := confine.ReadFile(root, f)
 		if err != nil {
 			return nil, err
 		}

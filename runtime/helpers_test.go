@@ -1,7 +1,6 @@
 package runtime
 
 import (
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"testing"
@@ -9,6 +8,7 @@ import (
 
 	"github.com/99designs/keyring"
 
+	"github.com/spiritagents/spirit/internal/testutil/fixture"
 	"github.com/spiritagents/spirit/paths"
 )
 
@@ -25,20 +25,7 @@ func installFixtures(t testing.TB, names ...string) *paths.Paths {
 
 func copyFixture(t testing.TB, p *paths.Paths, name string) string {
 	t.Helper()
-	src := filepath.Join("..", "testdata", "runtime", name)
-	data, err := os.ReadFile(filepath.Join(src, "package.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var pkg struct{ Name string }
-	if err := json.Unmarshal(data, &pkg); err != nil {
-		t.Fatal(err)
-	}
-	dst := p.PackageDir(pkg.Name)
-	if err := os.CopyFS(dst, os.DirFS(src)); err != nil {
-		t.Fatal(err)
-	}
-	return pkg.Name
+	return fixture.Install(t, p, filepath.Join("..", "testdata", "runtime", name))
 }
 
 // fileSecrets is a Secrets over the encrypted file keyring in a temp dir.

@@ -5,6 +5,7 @@
 package atomicfile
 
 import (
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -17,9 +18,23 @@ func Write(path string, data []byte, perm fs.FileMode) error {
 }
 
 // WriteDurable is Write that also flushes the data to disk before the
-// rename, for records that must survive a power cut.
+// rename and the folder after it, for records that must survive a power
+// cut: without the second flush the rename itself may be lost.
 func WriteDurable(path string, data []byte, perm fs.FileMode) error {
 	return write(path, data, perm, true)
+}
+
+// syncDir flushes the folder dir; a variable so that a test can see it run.
+var syncDir = func(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	err = d.Sync()
+	if cerr := d.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 func write(path string, data []byte, perm fs.FileMode, sync bool) error {
@@ -46,6 +61,12 @@ func write(path string, data []byte, perm fs.FileMode, sync bool) error {
 	}
 	if err != nil {
 		os.Remove(tmp.Name())
+		return err
 	}
-	return err
+	if sync {
+		if err := syncDir(dir); err != nil {
+			return fmt.Errorf("flush folder %s: %w", dir, err)
+		}
+	}
+	return nil
 }

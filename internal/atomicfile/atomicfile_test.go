@@ -1,6 +1,7 @@
 package atomicfile
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"testing"
@@ -38,5 +39,44 @@ func TestWrite(t *testing.T) {
 	matches, _ := filepath.Glob(filepath.Join(filepath.Dir(dir), ".*.tmp-*"))
 	if len(matches) != 0 {
 		t.Errorf("temporary files left after a failure: %v", matches)
+	}
+}
+
+// TestWriteDurableSyncsFolder checks that WriteDurable flushes the folder
+// once the new name is in place (so the rename survives a power cut), that
+// Write does not, and that a failed flush is reported.
+func TestWriteDurableSyncsFolder(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "f.json")
+	var synced []string
+	flushErr := error(nil)
+	orig := syncDir
+	t.Cleanup(func() { syncDir = orig })
+	syncDir = func(d string) error {
+		data, err := os.ReadFile(path)
+		if err != nil || string(data) != "new" {
+			t.Errorf("folder flushed before the rename: %q, %v", data, err)
+		}
+		synced = append(synced, d)
+		if err := orig(d); err != nil {
+			return err
+		}
+		return flushErr
+	}
+	if err := Write(path, []byte("new"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if len(synced) != 0 {
+		t.Fatalf("Write flushed %v", synced)
+	}
+	if err := WriteDurable(path, []byte("new"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if len(synced) != 1 || synced[0] != dir {
+		t.Fatalf("WriteDurable flushed %v, want [%s]", synced, dir)
+	}
+	flushErr = os.ErrPermission
+	if err := WriteDurable(path, []byte("new"), 0o644); !errors.Is(err, os.ErrPermission) {
+		t.Fatalf("a failed folder flush gave %v", err)
 	}
 }

@@ -1,61 +1,25 @@
 package cli
 
 import (
-	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
-	"flag"
 	"net/http"
-	"net/http/httptest"
 	"os"
-	"path"
 	"path/filepath"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/spiritagents/spirit/internal/iostreams"
+	goldenfile "github.com/spiritagents/spirit/internal/testutil/golden"
+	"github.com/spiritagents/spirit/internal/testutil/statichost"
 )
-
-var updateGolden = flag.Bool("update-marketplace", false, "rewrite the marketplace golden files")
 
 const fixtureRegistry = "../../testdata/catalog/registry"
 
-// staticRegistry serves a registry folder over plain HTTP GET with ETags
-// and 304s, as a static host does. down makes it answer 503.
-type staticRegistry struct {
-	*httptest.Server
-	hits, notModified atomic.Int64
-	down              atomic.Bool
-}
-
-func newStaticRegistry(t *testing.T, root string) *staticRegistry {
-	s := &staticRegistry{}
-	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		s.hits.Add(1)
-		if s.down.Load() {
-			http.Error(w, "down", http.StatusServiceUnavailable)
-			return
-		}
-		data, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(strings.TrimPrefix(path.Clean(r.URL.Path), "/"))))
-		if err != nil {
-			http.NotFound(w, r)
-			return
-		}
-		sum := sha256.Sum256(data)
-		etag := `"` + hex.EncodeToString(sum[:8]) + `"`
-		w.Header().Set("ETag", etag)
-		if r.Header.Get("If-None-Match") == etag {
-			s.notModified.Add(1)
-			w.WriteHeader(http.StatusNotModified)
-			return
-		}
-		w.Write(data)
-	}))
-	t.Cleanup(s.Close)
-	return s
+// newStaticRegistry serves a registry folder as a static host does, with
+// ETags and 304s (package statichost, shared with the catalog tests).
+func newStaticRegistry(t *testing.T, root string) *statichost.Server {
+	return statichost.New(t, root)
 }
 
 type cliEnv struct {
@@ -97,14 +61,14 @@ func TestMarketplaceOverHTTP(t *testing.T) {
 		t.Fatalf("list: %d\n%s\n%s", code, out, errOut)
 	}
 	// A second list within --max-age asks nothing; --max-age 0 revalidates.
-	before := srv.hits.Load()
+	before := srv.TotalHits()
 	e.run(t, srv.URL, false, "", "extension", "marketplace", "list")
-	if srv.hits.Load() != before {
+	if srv.TotalHits() != before {
 		t.Fatal("fresh cache still asked the server")
 	}
 	e.run(t, srv.URL, false, "", "extension", "marketplace", "list", "--max-age", "0")
-	if srv.notModified.Load() != 1 {
-		t.Fatalf("no 304 revalidation: %d", srv.notModified.Load())
+	if srv.NotModified() != 1 {
+		t.Fatalf("no 304 revalidation: %d", srv.NotModified())
 	}
 
 	tests := []struct {
@@ -154,7 +118,7 @@ func TestMarketplaceOverHTTP(t *testing.T) {
 	}
 
 	// Offline: the server fails, the cache answers and its age is said.
-	srv.down.Store(true)
+	srv.SetStatus(http.StatusServiceUnavailable)
 	e.now = e.now.Add(2 * time.Hour)
 	code, out, errOut = e.run(t, srv.URL, false, "", "extension", "marketplace", "list")
 	if code != 0 || !strings.Contains(out, "installed: Installed 1.1.0") || !strings.Contains(errOut, "using the cached copy from 2h0m0s ago") {
@@ -213,19 +177,7 @@ func TestMarketplaceJSONGolden(t *testing.T) {
 			_, out, errOut := e.run(t, ref, false, "", tt.args...)
 			got := []byte(strings.ReplaceAll(out+errOut, ref, "$REF"))
 			golden := filepath.Join("testdata", "marketplace", tt.name+".golden")
-			if *updateGolden {
-				os.MkdirAll(filepath.Dir(golden), 0o755)
-				if err := os.WriteFile(golden, got, 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !bytes.Equal(got, want) {
-				t.Fatalf("got:\n%s\nwant:\n%s", got, want)
-			}
+			goldenfile.Check(t, golden, got)
 		})
 	}
 }

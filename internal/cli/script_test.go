@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
+
+	goldenfile "github.com/spiritagents/spirit/internal/testutil/golden"
 )
 
 // TestMain lets testscript run this test binary as the `spirit` command, so
@@ -27,7 +29,7 @@ func TestScript(t *testing.T) {
 		Dir:                 "testdata/script",
 		RequireExplicitExec: true,
 		Cmds:                scriptCmds(),
-		UpdateScripts:       os.Getenv("UPDATE_SCRIPTS") == "1",
+		UpdateScripts:       goldenfile.Update(),
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("REPO", repo)
 			env.Setenv("HOME", filepath.Join(env.WorkDir, "home"))

@@ -181,7 +181,7 @@ func validatePath(p string, opts manifest.Options) ValidationReport {
 		return rep
 	case err != nil:
 		// The package is readable but breaks a packaging rule.
-		rep.Problems = append(rep.Problems, manifest.Problem{Message: err.Error(), Severity: manifest.SeverityError})
+		rep.Problems = append(rep.Problems, manifest.Problem{InDocument: true, Message: err.Error(), Severity: manifest.SeverityError})
 		return rep
 	}
 	r := manifest.Validate(data, fsys, opts)
