@@ -114,9 +114,6 @@ func (f *Factory) installer(timeout time.Duration) (*install.Installer, error) {
 }
 
 func runInstall(ctx context.Context, opts *InstallOptions) error {
-	if ctx == nil {
-		ctx = context.Background()
-	}
 	f := opts.f
 	in, err := f.installer(opts.LockTimeout)
 	if err != nil {
@@ -225,7 +222,7 @@ func installWithConfirm(ctx context.Context, opts *InstallOptions, in *install.I
 	// Every install, from any source, ends with onExtensionInstalled for the
 	// new extension; Node is started only when it listens for the event.
 	if m := res.Manifest; m != nil && m.Main != "" && m.ListensTo("onExtensionInstalled") {
-		notifyInstalled(f, m.ID)
+		notifyInstalled(ctx, f, m.ID)
 	}
 	return res, nil
 }
@@ -424,12 +421,12 @@ func newCmdList(f *Factory, runF func(*ListOptions) error) *cobra.Command {
 			if runF != nil {
 				return runF(opts)
 			}
-			return runList(opts)
+			return runList(cmd.Context(), opts)
 		},
 	}
 }
 
-func runList(opts *ListOptions) error {
+func runList(ctx context.Context, opts *ListOptions) error {
 	f := opts.f
 	p, err := f.Paths()
 	if err != nil {
@@ -439,7 +436,7 @@ func runList(opts *ListOptions) error {
 	if err != nil {
 		return err
 	}
-	flags := marketplaceFlags(context.Background(), f, list)
+	flags := marketplaceFlags(ctx, f, list)
 	if f.Global.JSON {
 		out := struct {
 			Extensions []installedJSON `json:"extensions"`
@@ -610,9 +607,6 @@ func newCmdRemove(f *Factory, runF func(*RemoveOptions) error) *cobra.Command {
 }
 
 func runRemove(ctx context.Context, opts *RemoveOptions) error {
-	if ctx == nil {
-		ctx = context.Background()
-	}
 	id := strings.TrimSpace(opts.ID)
 	if id == "" {
 		return usageErrorf("Extension id cannot be empty")
@@ -666,9 +660,6 @@ func newCmdRollback(f *Factory, runF func(*RollbackOptions) error) *cobra.Comman
 }
 
 func runRollback(ctx context.Context, opts *RollbackOptions) error {
-	if ctx == nil {
-		ctx = context.Background()
-	}
 	in, err := opts.f.installer(opts.LockTimeout)
 	if err != nil {
 		return err

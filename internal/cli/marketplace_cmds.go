@@ -166,9 +166,6 @@ type marketplaceListJSON struct {
 }
 
 func runMarketplaceList(ctx context.Context, opts *MarketplaceListOptions) error {
-	if ctx == nil {
-		ctx = context.Background()
-	}
 	f := opts.f
 	c, p, err := f.marketplace(opts.mo)
 	if err != nil {
@@ -270,9 +267,6 @@ func newCmdMarketplaceDetail(f *Factory, mo *marketplaceOptions, runF func(*Mark
 }
 
 func runMarketplaceDetail(ctx context.Context, opts *MarketplaceDetailOptions) error {
-	if ctx == nil {
-		ctx = context.Background()
-	}
 	f := opts.f
 	c, _, err := f.marketplace(opts.mo)
 	if err != nil {
@@ -334,9 +328,6 @@ func newCmdMarketplaceReadme(f *Factory, mo *marketplaceOptions, runF func(*Mark
 }
 
 func runMarketplaceReadme(ctx context.Context, opts *MarketplaceReadmeOptions) error {
-	if ctx == nil {
-		ctx = context.Background()
-	}
 	f := opts.f
 	c, _, err := f.marketplace(opts.mo)
 	if err != nil {
@@ -477,9 +468,6 @@ type marketplaceInstalledJSON struct {
 }
 
 func runMarketplaceInstall(ctx context.Context, opts *MarketplaceInstallOptions) error {
-	if ctx == nil {
-		ctx = context.Background()
-	}
 	f := opts.f
 	c, p, err := f.marketplace(opts.mo)
 	if err != nil {

@@ -137,9 +137,6 @@ func describeAdds(a *catalog.Additions) string {
 }
 
 func runOutdated(ctx context.Context, opts *OutdatedOptions) error {
-	if ctx == nil {
-		ctx = context.Background()
-	}
 	f := opts.f
 	c, p, err := f.marketplace(opts.mo)
 	if err != nil {
@@ -260,9 +257,6 @@ type updateResultJSON struct {
 }
 
 func runUpdate(ctx context.Context, opts *UpdateOptions) error {
-	if ctx == nil {
-		ctx = context.Background()
-	}
 	f := opts.f
 	c, p, err := f.marketplace(opts.mo)
 	if err != nil {

@@ -6,9 +6,6 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"os"
-	"os/signal"
-	"syscall"
 	"time"
 
 	"github.com/99designs/keyring"
@@ -46,8 +43,6 @@ type MCPServeOptions struct {
 	Timeout   time.Duration
 	Yes       bool
 
-	// ctx ends the server; nil means the first SIGINT or SIGTERM.
-	ctx context.Context
 	// ready, when set, is told the HTTP address once it listens (tests).
 	ready func(addr string)
 }
@@ -96,7 +91,7 @@ directory (made on first use, mode 0600).`,
 			if runF != nil {
 				return runF(opts)
 			}
-			return runMCPServe(opts)
+			return runMCPServe(cmd.Context(), opts)
 		},
 	}
 	fl := cmd.Flags()
@@ -113,17 +108,11 @@ type warnWriter struct{ w io.Writer }
 
 func (r warnWriter) Warn(err error) { fmt.Fprintf(r.w, "warning: %v\n", err) }
 
-func runMCPServe(opts *MCPServeOptions) error {
+func runMCPServe(ctx context.Context, opts *MCPServeOptions) error {
 	f := opts.f
 	p, err := f.Paths()
 	if err != nil {
 		return err
-	}
-	ctx := opts.ctx
-	if ctx == nil {
-		var stop context.CancelFunc
-		ctx, stop = signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-		defer stop()
 	}
 	// Standard input may be the protocol, so the file keyring is never
 	// unlocked by a prompt here: SPIRIT_KEYRING_PASSWORD or nothing.

@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"os/signal"
 	"path/filepath"
 
 	"github.com/spf13/cobra"
@@ -63,7 +61,7 @@ builds; files are replaced atomically and stale detail.json files removed last.`
 			if runF != nil {
 				return runF(opts)
 			}
-			return runRegistryBuild(opts)
+			return runRegistryBuild(cmd.Context(), opts)
 		},
 	}
 	fl := cmd.Flags()
@@ -76,10 +74,8 @@ builds; files are replaced atomically and stale detail.json files removed last.`
 	return cmd
 }
 
-func runRegistryBuild(opts *RegistryBuildOptions) error {
+func runRegistryBuild(ctx context.Context, opts *RegistryBuildOptions) error {
 	f := opts.f
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
 	schemas, err := registry.CompileSchemas()
 	if err != nil {
 		return err
@@ -268,7 +264,7 @@ README.md from the package. Run spirit registry build afterwards.`,
 			if runF != nil {
 				return runF(opts)
 			}
-			return runRegistryAdd(opts)
+			return runRegistryAdd(cmd.Context(), opts)
 		},
 	}
 	fl := cmd.Flags()
@@ -279,13 +275,13 @@ README.md from the package. Run spirit registry build afterwards.`,
 	return cmd
 }
 
-func runRegistryAdd(opts *RegistryAddOptions) error {
+func runRegistryAdd(ctx context.Context, opts *RegistryAddOptions) error {
 	f := opts.f
 	client, err := newRegistryNPM(f, opts.NPMRegistry, opts.Root)
 	if err != nil {
 		return err
 	}
-	res, err := registry.Add(context.Background(), registry.AddOptions{Root: opts.Root, Package: opts.Package, ID: opts.ID,
+	res, err := registry.Add(ctx, registry.AddOptions{Root: opts.Root, Package: opts.Package, ID: opts.ID,
 		Version: opts.Version, NPM: client})
 	if errors.Is(err, registry.ErrEntryExists) {
 		return withHint(err, "edit that entry.json to add a version")

@@ -4,10 +4,13 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
+	"os/signal"
 	"slices"
+	"syscall"
 
 	"github.com/spf13/cobra"
 
@@ -15,18 +18,28 @@ import (
 )
 
 // Main runs spirit with the process's arguments and returns the exit code.
+// It makes the one context of the run: the first interrupt (SIGINT or
+// SIGTERM) cancels it, so commands stop cleanly; a second one kills the
+// process as usual.
 func Main() int {
-	return Run(NewFactory(), nil)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	go func() {
+		<-ctx.Done()
+		stop()
+	}()
+	return Run(ctx, NewFactory(), nil)
 }
 
-// Run runs spirit with f and args (nil means os.Args[1:]) and returns the exit code.
-func Run(f *Factory, args []string) int {
+// Run runs spirit with f and args (nil means os.Args[1:]) under ctx and
+// returns the exit code. Every command takes ctx from cmd.Context().
+func Run(ctx context.Context, f *Factory, args []string) int {
 	started := false
 	root := newCmdRoot(f, &started)
 	if args != nil {
 		root.SetArgs(args)
 	}
-	err := root.Execute()
+	err := root.ExecuteContext(ctx)
 	if err == nil {
 		return ExitOK
 	}

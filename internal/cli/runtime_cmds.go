@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"strings"
 	"text/tabwriter"
@@ -98,12 +97,6 @@ func hostError(err error) error {
 	return err
 }
 
-// signalContext is cancelled on the first interrupt, so a running tool is
-// told to stop before the host disposes extensions and exits.
-func signalContext() (context.Context, context.CancelFunc) {
-	return signal.NotifyContext(context.Background(), os.Interrupt)
-}
-
 // closeHost closes h and reports dispose failures on stderr.
 func closeHost(f *Factory, h *runtime.Host) {
 	if err := h.Close(); err != nil {
@@ -138,7 +131,7 @@ tool-definitions and tool-execution and declares main.`,
 			if runF != nil {
 				return runF(opts)
 			}
-			return runTools(opts)
+			return runTools(cmd.Context(), opts)
 		},
 	}
 }
@@ -148,14 +141,14 @@ type ToolsReport struct {
 	Tools []runtime.Tool `json:"tools"`
 }
 
-func runTools(opts *ToolsOptions) error {
+func runTools(ctx context.Context, opts *ToolsOptions) error {
 	f := opts.f
 	h, err := newHost(f, 0)
 	if err != nil {
 		return err
 	}
 	defer closeHost(f, h)
-	tools, err := h.Tools(context.Background())
+	tools, err := h.Tools(ctx)
 	if err != nil {
 		return err
 	}
@@ -220,7 +213,7 @@ takes it from --note.`,
 			if runF != nil {
 				return runF(opts)
 			}
-			return runCall(opts)
+			return runCall(cmd.Context(), opts)
 		},
 	}
 	cmd.Flags().StringVar(&opts.Args, "args", "{}", "tool arguments as a JSON object")
@@ -230,7 +223,7 @@ takes it from --note.`,
 	return cmd
 }
 
-func runCall(opts *CallOptions) error {
+func runCall(ctx context.Context, opts *CallOptions) error {
 	f := opts.f
 	if opts.Timeout <= 0 {
 		return usageErrorf("--timeout must be positive")
@@ -243,8 +236,6 @@ func runCall(opts *CallOptions) error {
 		return err
 	}
 	defer closeHost(f, h)
-	ctx, stop := signalContext()
-	defer stop()
 	req := runtime.CallRequest{Name: opts.Name, Arguments: json.RawMessage(opts.Args), Approved: opts.Yes}
 	if opts.NoteSet || opts.Yes {
 		req.QuestionsResult = noteResult(opts.Note)
@@ -334,20 +325,18 @@ contributes. An extension whose prompt fails is left out with a warning.`,
 			if runF != nil {
 				return runF(opts)
 			}
-			return runPrompt(opts)
+			return runPrompt(cmd.Context(), opts)
 		},
 	}
 }
 
-func runPrompt(opts *PromptOptions) error {
+func runPrompt(ctx context.Context, opts *PromptOptions) error {
 	f := opts.f
 	h, err := newHost(f, 0)
 	if err != nil {
 		return err
 	}
 	defer closeHost(f, h)
-	ctx, stop := signalContext()
-	defer stop()
 	pr, err := h.SystemPrompt(ctx)
 	if err != nil {
 		return hostError(err)
@@ -390,7 +379,7 @@ Events: ` + strings.Join(eventNames(), ", ") + ".",
 			if runF != nil {
 				return runF(opts)
 			}
-			return runEmit(opts)
+			return runEmit(cmd.Context(), opts)
 		},
 	}
 	cmd.Flags().StringVar(&opts.Detail, "detail", "", "event detail as JSON")
@@ -417,7 +406,7 @@ func (e *emitFailedError) Error() string {
 	return fmt.Sprintf("%d extension(s) failed on the event", e.n)
 }
 
-func runEmit(opts *EmitOptions) error {
+func runEmit(ctx context.Context, opts *EmitOptions) error {
 	f := opts.f
 	ev := runtime.Event{Type: strings.TrimSpace(opts.Event)}
 	valid := false
@@ -438,8 +427,6 @@ func runEmit(opts *EmitOptions) error {
 		return err
 	}
 	defer closeHost(f, h)
-	ctx, stop := signalContext()
-	defer stop()
 	failures, err := h.Emit(ctx, ev, opts.Targets...)
 	if err != nil {
 		return hostError(err)
@@ -462,14 +449,14 @@ func runEmit(opts *EmitOptions) error {
 
 // notifyInstalled sends onExtensionInstalled to the extension id just
 // installed and reports failures as warnings; the install commands call it.
-func notifyInstalled(f *Factory, id string) {
+func notifyInstalled(ctx context.Context, f *Factory, id string) {
 	h, err := newHost(f, 0)
 	if err != nil {
 		fmt.Fprintf(f.IO.ErrOut, "warning: onExtensionInstalled: %v\n", err)
 		return
 	}
 	defer closeHost(f, h)
-	failures, err := h.ExtensionInstalled(context.Background(), id)
+	failures, err := h.ExtensionInstalled(ctx, id)
 	if err != nil {
 		fmt.Fprintf(f.IO.ErrOut, "warning: onExtensionInstalled: %v\n", err)
 		return
