@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -108,7 +107,7 @@ func (f *Factory) installer(timeout time.Duration) (*install.Installer, error) {
 	return &install.Installer{
 		Paths:       p,
 		LockTimeout: timeout,
-		Progress:    &installProgress{f: f},
+		Progress:    f.IO.Progress(),
 		Now:         f.Now,
 	}, nil
 }
@@ -119,7 +118,7 @@ func runInstall(ctx context.Context, opts *InstallOptions) error {
 	if err != nil {
 		return err
 	}
-	defer in.Progress.(*installProgress).finish()
+	defer f.IO.Progress().Stop()
 	defer func() {
 		for _, c := range opts.cleanup {
 			c()
@@ -202,9 +201,7 @@ func installWithConfirm(ctx context.Context, opts *InstallOptions, in *install.I
 	var de *install.DowngradeError
 	switch {
 	case errors.As(err, &de) && f.IO.CanPrompt():
-		fmt.Fprintf(f.IO.ErrOut, "%s %s is installed. Replace it with the older %s? [y/N] ", de.ID, de.Installed, de.Incoming)
-		line, _ := bufio.NewReader(f.IO.In).ReadString('\n')
-		if a := strings.ToLower(strings.TrimSpace(line)); a != "y" && a != "yes" {
+		if ok, _ := f.IO.Prompter().Confirm("%s %s is installed. Replace it with the older %s?", de.ID, de.Installed, de.Incoming); !ok {
 			return nil, errors.New("downgrade cancelled")
 		}
 		req.AllowDowngrade = true
@@ -243,7 +240,7 @@ func resolveNPM(ctx context.Context, opts *InstallOptions, in *install.Installer
 		Offline:    opts.Offline,
 		AllowSHA1:  opts.AllowSHA1,
 		HTTPClient: opts.f.HTTPClient(),
-		Progress:   &downloadProgress{f: opts.f},
+		Progress:   opts.f.IO.Progress(),
 	})
 	if err != nil {
 		return err
@@ -266,85 +263,9 @@ func resolveNPM(ctx context.Context, opts *InstallOptions, in *install.Installer
 	return nil
 }
 
-// downloadProgress draws a download bar on a terminal; elsewhere nothing.
-type downloadProgress struct {
-	f           *Factory
-	label       string
-	done, total int64
-	last        time.Time
-	drawn       bool
-}
-
-// Start begins a download.
-func (p *downloadProgress) Start(label string, total int64) {
-	p.label, p.done, p.total = label, 0, total
-}
-
-// Add draws the bar at most ten times a second.
-func (p *downloadProgress) Add(n int64) {
-	p.done += n
-	if !p.f.IO.IsStderrTTY() || time.Since(p.last) < 100*time.Millisecond {
-		return
-	}
-	p.last = time.Now()
-	if p.total > 0 {
-		const width = 30
-		k := min(int(p.done*width/p.total), width)
-		fmt.Fprintf(p.f.IO.ErrOut, "\rDownloading %s [%s%s] %3d%% %.1f/%.1f MiB", p.label, strings.Repeat("#", k), strings.Repeat(" ", width-k),
-			p.done*100/p.total, float64(p.done)/(1<<20), float64(p.total)/(1<<20))
-	} else {
-		fmt.Fprintf(p.f.IO.ErrOut, "\rDownloading %s %.1f MiB", p.label, float64(p.done)/(1<<20))
-	}
-	p.drawn = true
-}
-
-// Done ends the bar's line.
-func (p *downloadProgress) Done(error) {
-	if p.drawn {
-		fmt.Fprintln(p.f.IO.ErrOut)
-		p.drawn = false
-	}
-}
-
 func fileExists(p string) bool {
 	_, err := os.Stat(p)
 	return err == nil
-}
-
-// installProgress draws a bar on a terminal and says when it waits.
-type installProgress struct {
-	f     *Factory
-	drawn bool
-	last  time.Time
-}
-
-// Waiting tells the user another process holds the lock.
-func (p *installProgress) Waiting(lock string) {
-	fmt.Fprintf(p.f.IO.ErrOut, "Waiting for another spirit command to finish (lock %s)…\n", lock)
-}
-
-// Extracting draws the bar for sources over 4 MiB, on a terminal only.
-func (p *installProgress) Extracting(done, total int64) {
-	if !p.f.IO.IsStderrTTY() || total < 4<<20 || total <= 0 {
-		return
-	}
-	now := time.Now()
-	if done < total && now.Sub(p.last) < 100*time.Millisecond {
-		return
-	}
-	p.last = now
-	const width = 30
-	n := min(int(done*width/total), width)
-	fmt.Fprintf(p.f.IO.ErrOut, "\rUnpacking [%s%s] %3d%% %.1f/%.1f MiB", strings.Repeat("#", n), strings.Repeat(" ", width-n),
-		done*100/total, float64(done)/(1<<20), float64(total)/(1<<20))
-	p.drawn = true
-}
-
-func (p *installProgress) finish() {
-	if p.drawn {
-		fmt.Fprintln(p.f.IO.ErrOut)
-		p.drawn = false
-	}
 }
 
 // installedJSON is one install in `list --json` and `info --json`. Its

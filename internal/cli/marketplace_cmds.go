@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -401,17 +400,6 @@ integrity lists, and its package.json name and version must be the catalog's.`,
 	return cmd
 }
 
-// confirm asks a yes/no question on a terminal; false when it cannot ask.
-func (f *Factory) confirm(question string) bool {
-	if !f.IO.CanPrompt() {
-		return false
-	}
-	fmt.Fprintf(f.IO.ErrOut, "%s [y/N] ", question)
-	line, _ := bufio.NewReader(f.IO.In).ReadString('\n')
-	a := strings.ToLower(strings.TrimSpace(line))
-	return a == "y" || a == "yes"
-}
-
 // checkPolicy applies the install policy, asking at a terminal for an
 // unverified version.
 func checkPolicy(f *Factory, p *catalog.Prepared, host string, consent catalog.Consent) error {
@@ -419,7 +407,7 @@ func checkPolicy(f *Factory, p *catalog.Prepared, host string, consent catalog.C
 	ref := p.Item.ExtensionID + "@" + p.Version.Version
 	switch {
 	case errors.Is(err, catalog.ErrUnverified):
-		if f.confirm(fmt.Sprintf("Extension %s is not verified by the marketplace. Install it anyway?", ref)) {
+		if ok, _ := f.IO.Prompter().Confirm("Extension %s is not verified by the marketplace. Install it anyway?", ref); ok {
 			consent.ReviewAcknowledged = true
 			return p.Check(host, consent)
 		}

@@ -370,8 +370,7 @@ func updateOne(ctx context.Context, opts *UpdateOptions, c *catalog.Client, in *
 		return nil, err
 	}
 	if s := describeAdds(st.Adds); s != "" && !opts.Yes {
-		q := fmt.Sprintf("Updating %s %s → %s %s. Accept?", st.ID, st.Installed, st.Latest, s)
-		if !f.confirm(q) {
+		if ok, _ := f.IO.Prompter().Confirm("Updating %s %s → %s %s. Accept?", st.ID, st.Installed, st.Latest, s); !ok {
 			return nil, fmt.Errorf("%w: %s %s", errNotConsented, st.Latest, s)
 		}
 	}

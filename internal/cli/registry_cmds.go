@@ -84,15 +84,9 @@ func runRegistryBuild(ctx context.Context, opts *RegistryBuildOptions) error {
 	if err != nil {
 		return err
 	}
-	var progress registry.Progress
-	if f.IO.IsStderrTTY() {
-		progress = &fetchProgress{f: f}
-	}
 	res, err := registry.Build(ctx, registry.BuildOptions{Root: opts.Root, NPM: client, Jobs: opts.Jobs, Check: opts.Check,
-		Since: opts.Since, Strict: opts.Strict, Schemas: schemas, Progress: progress})
-	if progress != nil {
-		fmt.Fprint(f.IO.ErrOut, "\r\033[K")
-	}
+		Since: opts.Since, Strict: opts.Strict, Schemas: schemas, Progress: f.IO.Progress()})
+	f.IO.Progress().Stop()
 	if err != nil {
 		return registryProblems(f, err, "registry build failed")
 	}
@@ -157,13 +151,6 @@ func printProblems(f *Factory, ps []registry.Problem) {
 	for _, p := range ps {
 		fmt.Fprintln(f.IO.ErrOut, p.String())
 	}
-}
-
-// fetchProgress shows "fetched N/M" on a terminal.
-type fetchProgress struct{ f *Factory }
-
-func (p *fetchProgress) Fetched(pkg string, done, total int) {
-	fmt.Fprintf(p.f.IO.ErrOut, "\r\033[Kfetched %d/%d %s", done, total, pkg)
 }
 
 // RegistryValidateOptions are the inputs of `spirit registry validate`.

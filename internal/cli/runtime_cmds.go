@@ -1,13 +1,11 @@
 package cli
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 	"text/tabwriter"
@@ -15,8 +13,8 @@ import (
 
 	"github.com/99designs/keyring"
 	"github.com/spf13/cobra"
-	"golang.org/x/term"
 
+	"github.com/spiritagents/spirit/internal/termtext"
 	"github.com/spiritagents/spirit/runtime"
 )
 
@@ -42,22 +40,10 @@ func newSecrets(f *Factory, dataDir string) *runtime.Secrets {
 	return runtime.NewSecrets(func() (keyring.Keyring, error) {
 		cfg := runtime.KeyringConfig{Getenv: f.Getenv, FileDir: keyringDir(dataDir)}
 		if f.IO.CanPrompt() {
-			cfg.Prompt = func(msg string) (string, error) { return readMasked(f, msg) }
+			cfg.Prompt = func(msg string) (string, error) { return f.IO.Prompter().Password("%s", msg) }
 		}
 		return runtime.OpenKeyring(cfg)
 	})
-}
-
-// readMasked reads a line from the terminal without echo.
-func readMasked(f *Factory, msg string) (string, error) {
-	in, ok := f.IO.In.(*os.File)
-	if !ok {
-		return "", errors.New("cannot read a masked value: standard input is not a terminal")
-	}
-	fmt.Fprint(f.IO.ErrOut, msg)
-	b, err := term.ReadPassword(int(in.Fd()))
-	fmt.Fprintln(f.IO.ErrOut)
-	return string(b), err
 }
 
 // newHost builds the runtime host of the chosen data dir and host kind.
@@ -273,8 +259,7 @@ func askApproval(f *Factory, ae *runtime.ApprovalError, req *runtime.CallRequest
 		if !f.IO.CanPrompt() {
 			return withHint(ae, "pass --note TEXT (or --yes for an empty note)")
 		}
-		fmt.Fprintf(f.IO.ErrOut, "%s\nAdditional execution notes: ", ae.Prompt)
-		line, err := readLine(f.IO.In)
+		line, err := f.IO.Prompter().Input("%s\nAdditional execution notes: ", termtext.Multiline(ae.Prompt))
 		if err != nil {
 			return err
 		}
@@ -284,24 +269,15 @@ func askApproval(f *Factory, ae *runtime.ApprovalError, req *runtime.CallRequest
 	if !f.IO.CanPrompt() {
 		return withHint(ae, "pass --yes to approve it")
 	}
-	fmt.Fprintf(f.IO.ErrOut, "%s\n\nRun it? [y/N] ", ae.Prompt)
-	line, err := readLine(f.IO.In)
+	ok, err := f.IO.Prompter().Confirm("%s\n\nRun it?", termtext.Multiline(ae.Prompt))
 	if err != nil {
 		return err
 	}
-	if a := strings.ToLower(strings.TrimSpace(line)); a != "y" && a != "yes" {
+	if !ok {
 		return errors.New("not approved")
 	}
 	req.Approved = true
 	return nil
-}
-
-func readLine(r io.Reader) (string, error) {
-	line, err := bufio.NewReader(r).ReadString('\n')
-	if err != nil && line == "" {
-		return "", fmt.Errorf("reading the answer: %w", err)
-	}
-	return line, nil
 }
 
 // PromptOptions are the inputs of `spirit extension prompt`.

@@ -304,7 +304,7 @@ func runSecrets(opts *SecretsOptions) error {
 // all of standard input (one trailing newline dropped).
 func readSecretValue(f *Factory, key string) (string, error) {
 	if f.IO.IsStdinTTY() {
-		return readMasked(f, fmt.Sprintf("Value for %s: ", key))
+		return f.IO.Prompter().Password("Value for %s: ", key)
 	}
 	b, err := io.ReadAll(io.LimitReader(f.IO.In, 1<<20))
 	if err != nil {
