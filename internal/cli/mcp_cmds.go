@@ -13,7 +13,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/spiritagents/spirit/internal/build"
+	"github.com/spiritagents/spirit/internal/iostreams"
 	"github.com/spiritagents/spirit/mcp"
+	"github.com/spiritagents/spirit/paths"
 	"github.com/spiritagents/spirit/runtime"
 )
 
@@ -37,7 +39,9 @@ const (
 
 // MCPServeOptions are the inputs of `spirit mcp serve`.
 type MCPServeOptions struct {
-	f         *Factory
+	IO        *iostreams.IOStreams
+	Paths     func() (*paths.Paths, error)
+	Getenv    func(string) string
 	Transport string
 	Listen    string
 	Timeout   time.Duration
@@ -48,7 +52,7 @@ type MCPServeOptions struct {
 }
 
 func newCmdMCPServe(f *Factory, runF func(*MCPServeOptions) error) *cobra.Command {
-	opts := &MCPServeOptions{f: f}
+	opts := &MCPServeOptions{IO: f.IO, Paths: f.Paths, Getenv: f.Getenv}
 	cmd := &cobra.Command{
 		Use:   "serve",
 		Short: "Serve the tools of installed extensions as an MCP server",
@@ -109,26 +113,31 @@ type warnWriter struct{ w io.Writer }
 func (r warnWriter) Warn(err error) { fmt.Fprintf(r.w, "warning: %v\n", err) }
 
 func runMCPServe(ctx context.Context, opts *MCPServeOptions) error {
-	f := opts.f
-	p, err := f.Paths()
+	ios := opts.IO
+	p, err := opts.Paths()
 	if err != nil {
 		return err
 	}
 	// Standard input may be the protocol, so the file keyring is never
 	// unlocked by a prompt here: SPIRIT_KEYRING_PASSWORD or nothing.
 	secrets := runtime.NewSecrets(func() (keyring.Keyring, error) {
-		return runtime.OpenKeyring(runtime.KeyringConfig{Getenv: f.Getenv, FileDir: keyringDir(p.DataDir)})
+		return runtime.OpenKeyring(runtime.KeyringConfig{Getenv: opts.Getenv, FileDir: keyringDir(p.DataDir)})
 	})
-	host, err := runtime.New(runtime.Options{Paths: p, Getenv: f.Getenv, Secrets: secrets, CallTimeout: opts.Timeout})
+	host, err := runtime.New(runtime.Options{Paths: p, Getenv: opts.Getenv, Secrets: secrets, CallTimeout: opts.Timeout})
 	if err != nil {
 		return err
 	}
-	defer closeHost(f, host)
+	rep := warnWriter{ios.ErrOut}
+	defer func() {
+		if err := host.Close(); err != nil {
+			rep.Warn(err)
+		}
+	}()
 	srv, err := mcp.New(mcp.Options{
 		Host:     host,
 		Version:  build.String(),
 		Approve:  opts.Yes,
-		Reporter: warnWriter{f.IO.ErrOut},
+		Reporter: rep,
 	})
 	if err != nil {
 		return hostError(err)
@@ -136,11 +145,11 @@ func runMCPServe(ctx context.Context, opts *MCPServeOptions) error {
 	defer srv.Close()
 
 	if opts.Transport == transportStdio {
-		in, _ := f.IO.In.(io.ReadCloser)
+		in, _ := ios.In.(io.ReadCloser)
 		if in == nil {
-			in = io.NopCloser(f.IO.In)
+			in = io.NopCloser(ios.In)
 		}
-		err := srv.Run(ctx, &sdk.IOTransport{Reader: in, Writer: nopWriteCloser{f.IO.Out}})
+		err := srv.Run(ctx, &sdk.IOTransport{Reader: in, Writer: nopWriteCloser{ios.Out}})
 		if errors.Is(err, io.EOF) || errors.Is(err, sdk.ErrConnectionClosed) {
 			return nil
 		}
@@ -157,7 +166,7 @@ func runMCPServe(ctx context.Context, opts *MCPServeOptions) error {
 		return withHint(fmt.Errorf("listening on %s: %w", addr, err), "choose another port with --listen 127.0.0.1:PORT")
 	}
 	url := "http://" + ln.Addr().String() + mcp.Path
-	fmt.Fprintf(f.IO.ErrOut, "spirit: MCP server at %s\nspirit: bearer token in %s\n", url, p.MCPTokenFile())
+	fmt.Fprintf(ios.ErrOut, "spirit: MCP server at %s\nspirit: bearer token in %s\n", url, p.MCPTokenFile())
 	if opts.ready != nil {
 		opts.ready(ln.Addr().String())
 	}

@@ -43,7 +43,7 @@ func TestRunMCPServeHTTP(t *testing.T) {
 	ctx, cancel := context.WithCancel(t.Context())
 	ready := make(chan string, 1)
 	done := make(chan error, 1)
-	opts := &MCPServeOptions{f: f, Transport: transportHTTP, Listen: "127.0.0.1:0", Timeout: 10 * time.Second,
+	opts := &MCPServeOptions{IO: f.IO, Paths: f.Paths, Getenv: f.Getenv, Transport: transportHTTP, Listen: "127.0.0.1:0", Timeout: 10 * time.Second,
 		ready: func(addr string) { ready <- addr }}
 	go func() { done <- runMCPServe(ctx, opts) }()
 	var addr string
