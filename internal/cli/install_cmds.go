@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/spiritagents/spirit/install"
+	"github.com/spiritagents/spirit/internal/termtext"
 	"github.com/spiritagents/spirit/manifest"
 	"github.com/spiritagents/spirit/npm"
 )
@@ -182,15 +183,15 @@ func runInstall(ctx context.Context, opts *InstallOptions) error {
 // ("Installed extension: …" with id, version, description and main).
 func printInstalled(f *Factory, verb string, res *install.Result) {
 	m, w := res.Manifest, f.IO.Out
-	fmt.Fprintf(w, "%s: %s\nid: %s\nversion: %s\n", verb, m.Name, m.ID, m.Version)
+	termtext.Fprintf(w, "%s: %s\nid: %s\nversion: %s\n", verb, m.Name, m.ID, m.Version)
 	if m.Description != "" {
-		fmt.Fprintf(w, "description: %s\n", m.Description)
+		termtext.Fprintf(w, "description: %s\n", m.Description)
 	}
 	if m.Main != "" {
-		fmt.Fprintf(w, "main: %s\n", m.Main)
+		termtext.Fprintf(w, "main: %s\n", m.Main)
 	}
 	if res.Previous != "" {
-		fmt.Fprintf(f.IO.ErrOut, "Replaced version %s (kept for 'spirit extension rollback %s').\n", res.Previous, m.ID)
+		termtext.Fprintf(f.IO.ErrOut, "Replaced version %s (kept for 'spirit extension rollback %s').\n", res.Previous, m.ID)
 	}
 }
 
@@ -377,29 +378,29 @@ func runList(ctx context.Context, opts *ListOptions) error {
 	fmt.Fprintln(w, "Extensions:")
 	for _, in := range list {
 		if in.Broken != nil {
-			fmt.Fprintf(w, "  - %s (broken)\n    id: %s\n    error: %v\n", in.DisplayName(), in.ID, in.Broken)
+			termtext.Fprintf(w, "  - %s (broken)\n    id: %s\n    error: %v\n", in.DisplayName(), in.ID, in.Broken)
 			continue
 		}
 		m := in.Manifest
-		fmt.Fprintf(w, "  - %s\n    id: %s\n    version: %s\n    installed_at: %d\n", m.Name, in.ID, m.Version, in.InstalledAtUnixMs)
+		termtext.Fprintf(w, "  - %s\n    id: %s\n    version: %s\n    installed_at: %d\n", m.Name, in.ID, m.Version, in.InstalledAtUnixMs)
 		if m.Description != "" {
-			fmt.Fprintf(w, "    description: %s\n", m.Description)
+			termtext.Fprintf(w, "    description: %s\n", m.Description)
 		}
 		if m.Author != "" {
-			fmt.Fprintf(w, "    author: %s\n", m.Author)
+			termtext.Fprintf(w, "    author: %s\n", m.Author)
 		}
 		if m.Main != "" {
-			fmt.Fprintf(w, "    main: %s\n", m.Main)
+			termtext.Fprintf(w, "    main: %s\n", m.Main)
 		}
 		if in.Entry != nil && in.Entry.ArchiveFileName != "" {
-			fmt.Fprintf(w, "    source: %s\n", in.Entry.ArchiveFileName)
+			termtext.Fprintf(w, "    source: %s\n", in.Entry.ArchiveFileName)
 		}
 		for _, flag := range flags[in.ID] {
 			switch flag {
 			case "revoked":
-				fmt.Fprintf(w, "    warning: the marketplace has revoked version %s; see 'spirit extension outdated'\n", m.Version)
+				termtext.Fprintf(w, "    warning: the marketplace has revoked version %s; see 'spirit extension outdated'\n", m.Version)
 			case "blocked":
-				fmt.Fprintln(w, "    warning: the marketplace has blocked this extension; consider 'spirit extension remove "+in.ID+"'")
+				termtext.Fprintf(w, "    warning: the marketplace has blocked this extension; consider 'spirit extension remove %s'\n", in.ID)
 			}
 		}
 	}
@@ -451,10 +452,10 @@ func runInfo(opts *InfoOptions) error {
 	w := f.IO.Out
 	line := func(k, v string) {
 		if v != "" {
-			fmt.Fprintf(w, "%s: %s\n", k, v)
+			termtext.Fprintf(w, "%s: %s\n", k, v)
 		}
 	}
-	fmt.Fprintln(w, j.DisplayName)
+	termtext.Fprintln(w, j.DisplayName)
 	line("id", j.ID)
 	line("version", j.Version)
 	line("broken", j.Broken)
@@ -467,7 +468,7 @@ func runInfo(opts *InfoOptions) error {
 	if len(j.Tools) > 0 {
 		fmt.Fprintln(w, "tools:")
 		for _, t := range j.Tools {
-			fmt.Fprintf(w, "  - %s: %s\n", t.Name, t.Description)
+			termtext.Fprintf(w, "  - %s: %s\n", t.Name, t.Description)
 		}
 	}
 	line("install_source", j.InstallSource)
@@ -478,7 +479,7 @@ func runInfo(opts *InfoOptions) error {
 	line("marketplace_id", j.MarketplaceID)
 	line("channel", j.Channel)
 	line("review", j.ReviewStatus)
-	fmt.Fprintf(w, "installed_at: %d (%s)\n", j.InstalledAtUnixMs, time.UnixMilli(j.InstalledAtUnixMs).UTC().Format(time.RFC3339))
+	termtext.Fprintf(w, "installed_at: %d (%s)\n", j.InstalledAtUnixMs, time.UnixMilli(j.InstalledAtUnixMs).UTC().Format(time.RFC3339))
 	line("directory", j.Directory)
 	line("settings_file", j.SettingsFile)
 	line("rollback_version", j.RollbackVersion)
@@ -550,7 +551,7 @@ func runRemove(ctx context.Context, opts *RemoveOptions) error {
 			return fmt.Errorf("removed %s, but deleting its secrets failed: %w", id, err)
 		}
 	}
-	_, err = fmt.Fprintf(opts.f.IO.Out, "Removed extension: %s\n", id)
+	_, err = termtext.Fprintf(opts.f.IO.Out, "Removed extension: %s\n", id)
 	return err
 }
 
@@ -599,6 +600,6 @@ func runRollback(ctx context.Context, opts *RollbackOptions) error {
 	if res.Previous != "" {
 		from = " (was " + res.Previous + ")"
 	}
-	_, err = fmt.Fprintf(opts.f.IO.Out, "Rolled back extension: %s to %s%s\n", res.ID, res.Manifest.Version, from)
+	_, err = termtext.Fprintf(opts.f.IO.Out, "Rolled back extension: %s to %s%s\n", res.ID, res.Manifest.Version, from)
 	return err
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/spiritagents/spirit/catalog"
 	"github.com/spiritagents/spirit/install"
+	"github.com/spiritagents/spirit/internal/termtext"
 	"github.com/spiritagents/spirit/npm"
 	"github.com/spiritagents/spirit/paths"
 )
@@ -90,7 +91,7 @@ func (f *Factory) marketplace(mo *marketplaceOptions) (*catalog.Client, *paths.P
 // printWarnings writes warnings to stderr, one a line.
 func printWarnings(w io.Writer, ws []catalog.Warning) {
 	for _, x := range ws {
-		fmt.Fprintf(w, "Warning: %s\n", x)
+		termtext.Fprintf(w, "Warning: %s\n", x)
 	}
 }
 
@@ -215,7 +216,7 @@ func runMarketplaceList(ctx context.Context, opts *MarketplaceListOptions) error
 		default:
 			name += " (" + it.Status + ")"
 		}
-		fmt.Fprintf(w, "  - %s\n    id: %s\n    package: %s\n    version: %s\n    status: %s\n    review: %s\n",
+		termtext.Fprintf(w, "  - %s\n    id: %s\n    package: %s\n    version: %s\n    status: %s\n    review: %s\n",
 			name, it.ExtensionID, it.PackageName, it.DefaultVersion, it.Status, it.DefaultReviewStatus)
 		state := "Not installed"
 		if s := j.Installed; s != nil {
@@ -227,15 +228,15 @@ func runMarketplaceList(ctx context.Context, opts *MarketplaceListOptions) error
 				state += " (blocked in the marketplace)"
 			}
 		}
-		fmt.Fprintf(w, "    installed: %s\n", state)
+		termtext.Fprintf(w, "    installed: %s\n", state)
 		if strings.TrimSpace(it.Description) != "" {
-			fmt.Fprintf(w, "    description: %s\n", it.Description)
+			termtext.Fprintf(w, "    description: %s\n", it.Description)
 		}
 		if len(it.Keywords) > 0 {
-			fmt.Fprintf(w, "    keywords: %s\n", strings.Join(it.Keywords, ", "))
+			termtext.Fprintf(w, "    keywords: %s\n", strings.Join(it.Keywords, ", "))
 		}
 		if len(it.SupportedHosts) > 0 {
-			fmt.Fprintf(w, "    hosts: %s\n", strings.Join(it.SupportedHosts, ", "))
+			termtext.Fprintf(w, "    hosts: %s\n", strings.Join(it.SupportedHosts, ", "))
 		}
 	}
 	return nil
@@ -287,16 +288,16 @@ func runMarketplaceDetail(ctx context.Context, opts *MarketplaceDetailOptions) e
 	if d.Featured {
 		featured = "yes"
 	}
-	fmt.Fprintf(w, "id: %s\npackage: %s\nstatus: %s\nfeatured: %s\ndefault_version: %s\nreadme_path: %s\nversions:\n",
+	termtext.Fprintf(w, "id: %s\npackage: %s\nstatus: %s\nfeatured: %s\ndefault_version: %s\nreadme_path: %s\nversions:\n",
 		d.ExtensionID, d.PackageName, d.Status, featured, d.DefaultVersion, d.ReadmePath)
 	for _, v := range d.Versions {
-		fmt.Fprintf(w, "  - %s\n    channel: %s\n    review: %s\n    name: %s\n    description: %s\n",
+		termtext.Fprintf(w, "  - %s\n    channel: %s\n    review: %s\n    name: %s\n    description: %s\n",
 			v.Version, v.Channel, v.ReviewStatus, v.DisplayName, v.Description)
 		if len(v.SupportedHosts) > 0 {
-			fmt.Fprintf(w, "    hosts: %s\n", strings.Join(v.SupportedHosts, ", "))
+			termtext.Fprintf(w, "    hosts: %s\n", strings.Join(v.SupportedHosts, ", "))
 		}
 		if v.Changelog != nil {
-			fmt.Fprintf(w, "    changelog: %s\n", v.Changelog.Summary)
+			termtext.Fprintf(w, "    changelog: %s\n", v.Changelog.Summary)
 		}
 	}
 	return nil
@@ -343,7 +344,7 @@ func runMarketplaceReadme(ctx context.Context, opts *MarketplaceReadmeOptions) e
 		}{strings.TrimSpace(opts.ID), text})
 	}
 	printWarnings(f.IO.ErrOut, warnings)
-	_, err = fmt.Fprintln(f.IO.Out, text)
+	_, err = termtext.Fprintln(f.IO.Out, termtext.Multiline(text))
 	return err
 }
 

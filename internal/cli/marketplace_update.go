@@ -13,6 +13,7 @@ import (
 
 	"github.com/spiritagents/spirit/catalog"
 	"github.com/spiritagents/spirit/install"
+	"github.com/spiritagents/spirit/internal/termtext"
 )
 
 // OutdatedOptions are the inputs of `spirit extension outdated`.
@@ -167,11 +168,11 @@ func runOutdated(ctx context.Context, opts *OutdatedOptions) error {
 	}
 	w := f.IO.Out
 	if len(rows) == 0 {
-		_, err := fmt.Fprintf(w, "All %d marketplace extensions are up to date.\n", len(sts))
+		_, err := termtext.Fprintf(w, "All %d marketplace extensions are up to date.\n", len(sts))
 		return err
 	}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tINSTALLED\tCHANNEL\tLATEST\tNOTES")
+	fmt.Fprint(tw, "ID\tINSTALLED\tCHANNEL\tLATEST\tNOTES\n")
 	for _, st := range rows {
 		var notes []string
 		if st.Revoked {
@@ -190,7 +191,7 @@ func runOutdated(ctx context.Context, opts *OutdatedOptions) error {
 		if !st.Outdated {
 			latest = "-"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", st.ID, st.Installed, st.Channel, latest, strings.Join(notes, "; "))
+		termtext.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", st.ID, st.Installed, st.Channel, latest, strings.Join(notes, "; "))
 	}
 	return tw.Flush()
 }
@@ -305,7 +306,7 @@ func runUpdate(ctx context.Context, opts *UpdateOptions) error {
 			r.Status = "up-to-date"
 			results = append(results, r)
 			if !f.Global.JSON {
-				fmt.Fprintf(w, "%s is up to date (%s, %s channel).\n", st.ID, st.Installed, st.Channel)
+				termtext.Fprintf(w, "%s is up to date (%s, %s channel).\n", st.ID, st.Installed, st.Channel)
 			}
 			continue
 		}
@@ -317,9 +318,9 @@ func runUpdate(ctx context.Context, opts *UpdateOptions) error {
 			r.Granted = res.Record.GrantedCapabilities
 			r.Rollback = res.Previous
 			if !f.Global.JSON {
-				fmt.Fprintf(w, "Updated %s %s → %s", st.ID, st.Installed, st.Latest)
+				termtext.Fprintf(w, "Updated %s %s → %s", st.ID, st.Installed, st.Latest)
 				if s := describeAdds(st.Adds); s != "" {
-					fmt.Fprintf(w, " (%s; granted)", s)
+					termtext.Fprintf(w, " (%s; granted)", s)
 				}
 				fmt.Fprintln(w)
 			}
@@ -327,15 +328,15 @@ func runUpdate(ctx context.Context, opts *UpdateOptions) error {
 			r.Status, r.Error = "refused", err.Error()
 			failed++
 			if !f.Global.JSON {
-				fmt.Fprintf(f.IO.ErrOut, "Error: %s: %v\nHint: pass --yes to accept what it adds\n", st.ID, err)
+				termtext.Fprintf(f.IO.ErrOut, "Error: %s: %v\nHint: pass --yes to accept what it adds\n", st.ID, err)
 			}
 		default:
 			r.Status, r.Error = "failed", err.Error()
 			failed++
 			if !f.Global.JSON {
-				fmt.Fprintf(f.IO.ErrOut, "Error: %s: %v\n", st.ID, err)
+				termtext.Fprintf(f.IO.ErrOut, "Error: %s: %v\n", st.ID, err)
 				if h := hintOf(err); h != "" {
-					fmt.Fprintf(f.IO.ErrOut, "Hint: %s\n", h)
+					termtext.Fprintf(f.IO.ErrOut, "Hint: %s\n", h)
 				}
 			}
 		}

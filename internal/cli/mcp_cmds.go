@@ -14,6 +14,7 @@ import (
 
 	"github.com/spiritagents/spirit/internal/build"
 	"github.com/spiritagents/spirit/internal/iostreams"
+	"github.com/spiritagents/spirit/internal/termtext"
 	"github.com/spiritagents/spirit/mcp"
 	"github.com/spiritagents/spirit/paths"
 	"github.com/spiritagents/spirit/runtime"
@@ -110,7 +111,7 @@ directory (made on first use, mode 0600).`,
 // warnWriter reports the server's warnings on stderr.
 type warnWriter struct{ w io.Writer }
 
-func (r warnWriter) Warn(err error) { fmt.Fprintf(r.w, "warning: %v\n", err) }
+func (r warnWriter) Warn(err error) { termtext.Fprintf(r.w, "warning: %v\n", err) }
 
 func runMCPServe(ctx context.Context, opts *MCPServeOptions) error {
 	ios := opts.IO
@@ -166,7 +167,7 @@ func runMCPServe(ctx context.Context, opts *MCPServeOptions) error {
 		return withHint(fmt.Errorf("listening on %s: %w", addr, err), "choose another port with --listen 127.0.0.1:PORT")
 	}
 	url := "http://" + ln.Addr().String() + mcp.Path
-	fmt.Fprintf(ios.ErrOut, "spirit: MCP server at %s\nspirit: bearer token in %s\n", url, p.MCPTokenFile())
+	termtext.Fprintf(ios.ErrOut, "spirit: MCP server at %s\nspirit: bearer token in %s\n", url, p.MCPTokenFile())
 	if opts.ready != nil {
 		opts.ready(ln.Addr().String())
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/spiritagents/spirit/internal/iostreams"
+	"github.com/spiritagents/spirit/internal/termtext"
 	"github.com/spiritagents/spirit/npm"
 	"github.com/spiritagents/spirit/registry"
 )
@@ -102,16 +103,16 @@ func runRegistryBuild(ctx context.Context, opts *RegistryBuildOptions) error {
 	}
 	if opts.Check {
 		if !res.Stale() {
-			fmt.Fprintf(ios.ErrOut, "registry is up to date (%d extensions)\n", res.Entries)
+			termtext.Fprintf(ios.ErrOut, "registry is up to date (%d extensions)\n", res.Entries)
 			return nil
 		}
 		if !opts.JSON {
-			fmt.Fprint(ios.Out, res.Diff)
+			termtext.Fprintf(ios.Out, "%s", termtext.Multiline(res.Diff))
 		}
 		return withHint(&problemsError{fmt.Sprintf("%d generated files are stale", len(res.Written)+len(res.Deleted))},
 			"run spirit registry build and commit the result")
 	}
-	fmt.Fprintf(ios.ErrOut, "built %d extensions: %d files written, %d deleted, %d unchanged (%d packuments fetched, %d details reused)\n",
+	termtext.Fprintf(ios.ErrOut, "built %d extensions: %d files written, %d deleted, %d unchanged (%d packuments fetched, %d details reused)\n",
 		res.Entries, len(res.Written), len(res.Deleted), res.Unchanged, res.Fetched, res.Reused)
 	return nil
 }
@@ -153,7 +154,7 @@ func printProblems(ios *iostreams.IOStreams, asJSON bool, ps []registry.Problem)
 		return
 	}
 	for _, p := range ps {
-		fmt.Fprintln(ios.ErrOut, p.String())
+		termtext.Fprintln(ios.ErrOut, p.String())
 	}
 }
 
@@ -289,12 +290,12 @@ func runRegistryAdd(ctx context.Context, opts *RegistryAddOptions) error {
 		return writeJSON(ios.Out, res)
 	}
 	for _, w := range res.Warnings {
-		fmt.Fprintf(ios.ErrOut, "warning: %s\n", w.Message)
+		termtext.Fprintf(ios.ErrOut, "warning: %s\n", w.Message)
 	}
-	fmt.Fprintf(ios.ErrOut, "wrote %s\n", res.EntryPath)
+	termtext.Fprintf(ios.ErrOut, "wrote %s\n", res.EntryPath)
 	if res.ReadmeWritten {
-		fmt.Fprintf(ios.ErrOut, "wrote %s\n", res.ReadmePath)
+		termtext.Fprintf(ios.ErrOut, "wrote %s\n", res.ReadmePath)
 	}
-	fmt.Fprintf(ios.ErrOut, "listed %s@%s as %s; now run spirit registry build\n", opts.Package, res.Version, opts.ID)
+	termtext.Fprintf(ios.ErrOut, "listed %s@%s as %s; now run spirit registry build\n", opts.Package, res.Version, opts.ID)
 	return nil
 }

@@ -6,7 +6,6 @@ package cli
 import (
 	"context"
 	"errors"
-	"fmt"
 	"os"
 	"os/signal"
 	"slices"
@@ -15,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/spiritagents/spirit/internal/build"
+	"github.com/spiritagents/spirit/internal/termtext"
 )
 
 // Main runs spirit with the process's arguments and returns the exit code.
@@ -81,10 +81,10 @@ It reads and writes the same data directory as the Spirit Agent apps.`,
 			}
 			if f.Global.Verbose {
 				if p, err := f.Paths(); err == nil {
-					fmt.Fprintf(f.IO.ErrOut, "spirit: data directory %s, host %s, extensions in %s\n", p.DataDir, p.Host, p.ExtensionsDir())
+					termtext.Fprintf(f.IO.ErrOut, "spirit: data directory %s, host %s, extensions in %s\n", p.DataDir, p.Host, p.ExtensionsDir())
 				}
 				if r := f.RegistrySource(); r != "" {
-					fmt.Fprintf(f.IO.ErrOut, "spirit: marketplace index %s\n", r)
+					termtext.Fprintf(f.IO.ErrOut, "spirit: marketplace index %s\n", r)
 				}
 			}
 			return nil
@@ -142,7 +142,7 @@ func newCmdVersion(f *Factory) *cobra.Command {
 			if f.Global.JSON {
 				return writeJSON(f.IO.Out, map[string]string{"version": build.String()})
 			}
-			_, err := fmt.Fprintf(f.IO.Out, "spirit %s\n", build.String())
+			_, err := termtext.Fprintf(f.IO.Out, "spirit %s\n", build.String())
 			return err
 		},
 	}

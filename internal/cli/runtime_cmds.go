@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"path/filepath"
 	"strings"
 	"text/tabwriter"
@@ -86,13 +85,13 @@ func hostError(err error) error {
 // closeHost closes h and reports dispose failures on stderr.
 func closeHost(f *Factory, h *runtime.Host) {
 	if err := h.Close(); err != nil {
-		fmt.Fprintf(f.IO.ErrOut, "warning: %v\n", err)
+		termtext.Fprintf(f.IO.ErrOut, "warning: %v\n", err)
 	}
 }
 
 func warnFailures(f *Factory, failures []runtime.Failure) {
 	for _, fl := range failures {
-		fmt.Fprintf(f.IO.ErrOut, "warning: %s: %v\n", fl.ExtensionID, fl.Err)
+		termtext.Fprintf(f.IO.ErrOut, "warning: %s: %v\n", fl.ExtensionID, fl.Err)
 	}
 }
 
@@ -149,9 +148,9 @@ func runTools(ctx context.Context, opts *ToolsOptions) error {
 		return nil
 	}
 	tw := tabwriter.NewWriter(f.IO.Out, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "NAME\tEXTENSION/TOOL\tAPPROVAL\tEXECUTION\tDESCRIPTION")
+	fmt.Fprint(tw, "NAME\tEXTENSION/TOOL\tAPPROVAL\tEXECUTION\tDESCRIPTION\n")
 	for _, t := range tools {
-		fmt.Fprintf(tw, "%s\t%s/%s\t%s\t%s\t%s\n", t.Name, t.ExtensionID, t.ToolName,
+		termtext.Fprintf(tw, "%s\t%s/%s\t%s\t%s\t%s\n", t.Name, t.ExtensionID, t.ToolName,
 			orDefault(t.ApprovalMode, runtime.ApprovalAllowed), orDefault(t.ExecutionMode, "foreground"), oneLine(t.Description))
 	}
 	return tw.Flush()
@@ -244,7 +243,7 @@ func runCall(ctx context.Context, opts *CallOptions) error {
 	if text != "" && !strings.HasSuffix(text, "\n") {
 		text += "\n"
 	}
-	_, err = io.WriteString(f.IO.Out, text)
+	_, err = termtext.Fprintf(f.IO.Out, "%s", termtext.Multiline(text))
 	return err
 }
 
@@ -322,7 +321,7 @@ func runPrompt(ctx context.Context, opts *PromptOptions) error {
 	}
 	warnFailures(f, pr.Failures)
 	if pr.Block != "" {
-		_, err = fmt.Fprintln(f.IO.Out, pr.Block)
+		_, err = termtext.Fprintln(f.IO.Out, termtext.Multiline(pr.Block))
 	}
 	return err
 }
@@ -428,13 +427,13 @@ func runEmit(ctx context.Context, opts *EmitOptions) error {
 func notifyInstalled(ctx context.Context, f *Factory, id string) {
 	h, err := newHost(f, 0)
 	if err != nil {
-		fmt.Fprintf(f.IO.ErrOut, "warning: onExtensionInstalled: %v\n", err)
+		termtext.Fprintf(f.IO.ErrOut, "warning: onExtensionInstalled: %v\n", err)
 		return
 	}
 	defer closeHost(f, h)
 	failures, err := h.ExtensionInstalled(ctx, id)
 	if err != nil {
-		fmt.Fprintf(f.IO.ErrOut, "warning: onExtensionInstalled: %v\n", err)
+		termtext.Fprintf(f.IO.ErrOut, "warning: onExtensionInstalled: %v\n", err)
 		return
 	}
 	warnFailures(f, failures)

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/spiritagents/spirit/install"
+	"github.com/spiritagents/spirit/internal/termtext"
 	"github.com/spiritagents/spirit/manifest"
 )
 
@@ -114,7 +115,7 @@ func printValidation(out, errOut io.Writer, reports []ValidationReport) {
 	var errs, warns, valid int
 	for _, r := range reports {
 		if r.Error != "" {
-			fmt.Fprintf(errOut, "%s: cannot read: %s\n", r.Path, r.Error)
+			termtext.Fprintf(errOut, "%s: cannot read: %s\n", r.Path, r.Error)
 			continue
 		}
 		for _, p := range r.Problems {
@@ -133,14 +134,14 @@ func printValidation(out, errOut io.Writer, reports []ValidationReport) {
 			if p.Detail != "" {
 				line += " (" + p.Detail + ")"
 			}
-			fmt.Fprintln(out, line)
+			termtext.Fprintln(out, line)
 		}
 		if r.Valid {
 			valid++
-			fmt.Fprintf(out, "%s: ok: %s %s\n", r.Path, r.ID, r.Version)
+			termtext.Fprintf(out, "%s: ok: %s %s\n", r.Path, r.ID, r.Version)
 		}
 	}
-	fmt.Fprintf(out, "%s checked: %d valid, %d invalid, %d unreadable; %s, %s\n",
+	termtext.Fprintf(out, "%s checked: %d valid, %d invalid, %d unreadable; %s, %s\n",
 		plural(len(reports), "package"), valid, countInvalid(reports), countUnreadable(reports),
 		plural(errs, "error"), plural(warns, "warning"))
 }
