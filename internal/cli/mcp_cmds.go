@@ -146,11 +146,7 @@ func runMCPServe(ctx context.Context, opts *MCPServeOptions) error {
 	defer srv.Close()
 
 	if opts.Transport == transportStdio {
-		in, _ := ios.In.(io.ReadCloser)
-		if in == nil {
-			in = io.NopCloser(ios.In)
-		}
-		err := srv.Run(ctx, &sdk.IOTransport{Reader: in, Writer: nopWriteCloser{ios.Out}})
+		err := srv.Run(ctx, mcp.NewStdioTransport(ios.In, ios.Out, rep))
 		if errors.Is(err, io.EOF) || errors.Is(err, sdk.ErrConnectionClosed) {
 			return nil
 		}
@@ -173,8 +169,3 @@ func runMCPServe(ctx context.Context, opts *MCPServeOptions) error {
 	}
 	return srv.ServeHTTP(ctx, ln, token)
 }
-
-// nopWriteCloser keeps the transport from closing the command's stdout.
-type nopWriteCloser struct{ io.Writer }
-
-func (nopWriteCloser) Close() error { return nil }
