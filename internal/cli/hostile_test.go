@@ -40,6 +40,9 @@ func TestHostileTextIsEscaped(t *testing.T) {
 		input string
 		args  []string
 	}{
+		{"install", false, "", []string{"extension", "install", filepath.Join(fx, "installed-pkg")}},
+		{"list", false, "", []string{"extension", "list"}},
+		{"info", false, "", []string{"extension", "info", "hostile-ext"}},
 		{"marketplace-list", false, "", []string{"extension", "marketplace", "list"}},
 		{"marketplace-search", false, "", []string{"extension", "marketplace", "search", "evil"}},
 		{"marketplace-detail", false, "", []string{"extension", "marketplace", "detail", evilID}},
