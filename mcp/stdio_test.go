@@ -9,7 +9,9 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	goruntime "runtime"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -61,7 +63,8 @@ type stdioServer struct {
 	cmd   *exec.Cmd
 	in    io.WriteCloser
 	lines chan []byte
-	done  chan error
+	done  chan struct{} // closed when the process has exited, with its error in err
+	err   error
 }
 
 func startStdioServer(t *testing.T) *stdioServer {
@@ -83,7 +86,7 @@ func startStdioServer(t *testing.T) *stdioServer {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	s := &stdioServer{t: t, cmd: cmd, in: in, lines: make(chan []byte, 64), done: make(chan error, 1)}
+	s := &stdioServer{t: t, cmd: cmd, in: in, lines: make(chan []byte, 64), done: make(chan struct{})}
 	go func() {
 		sc := bufio.NewScanner(out)
 		sc.Buffer(make([]byte, 1<<20), 1<<20)
@@ -91,7 +94,8 @@ func startStdioServer(t *testing.T) *stdioServer {
 			s.lines <- bytes.Clone(sc.Bytes())
 		}
 		close(s.lines)
-		s.done <- cmd.Wait()
+		s.err = cmd.Wait()
+		close(s.done)
 	}()
 	t.Cleanup(func() {
 		in.Close()
@@ -120,7 +124,8 @@ func (s *stdioServer) next() map[string]json.RawMessage {
 	select {
 	case line, ok := <-s.lines:
 		if !ok {
-			s.t.Fatalf("the server closed its output: %v", <-s.done)
+			<-s.done
+			s.t.Fatalf("the server closed its output: %v", s.err)
 		}
 		var m map[string]json.RawMessage
 		if err := json.Unmarshal(line, &m); err != nil {
@@ -200,9 +205,9 @@ func TestStdioMalformedFrames(t *testing.T) {
 
 	s.in.Close()
 	select {
-	case err := <-s.done:
-		if err != nil {
-			t.Fatalf("spirit mcp serve exited with %v at the end of its input", err)
+	case <-s.done:
+		if s.err != nil {
+			t.Fatalf("spirit mcp serve exited with %v at the end of its input", s.err)
 		}
 	case <-time.After(20 * time.Second):
 		t.Fatal("the server did not exit at the end of its input")
@@ -262,5 +267,35 @@ func TestStdioTransportInProcess(t *testing.T) {
 		`{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid Request: batches are not supported"}}` + "\n"
 	if out.String() != want {
 		t.Fatalf("answers:\n%s\nwant:\n%s", out.String(), want)
+	}
+}
+
+// The run's one context ends on SIGTERM and SIGINT: `spirit mcp serve`
+// then closes its session and exits 0. The initialize answer is the
+// started signal (the handler is installed before any command runs).
+func TestStdioServeStopsOnSignal(t *testing.T) {
+	if goruntime.GOOS == "windows" {
+		t.Skip("no SIGTERM on Windows")
+	}
+	t.Parallel()
+	for _, sig := range []os.Signal{syscall.SIGTERM, os.Interrupt} {
+		t.Run(sig.String(), func(t *testing.T) {
+			s := startStdioServer(t)
+			s.send(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`)
+			if m := s.next(); string(m["id"]) != "0" || m["result"] == nil {
+				t.Fatalf("initialize: %v", m)
+			}
+			if err := s.cmd.Process.Signal(sig); err != nil {
+				t.Fatal(err)
+			}
+			select {
+			case <-s.done:
+				if s.err != nil {
+					t.Fatalf("after %v: %v", sig, s.err)
+				}
+			case <-time.After(20 * time.Second):
+				t.Fatalf("still running 20s after %v", sig)
+			}
+		})
 	}
 }
