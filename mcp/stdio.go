@@ -122,10 +122,6 @@ func (f *frameFilter) Read(p []byte) (int, error) {
 	return n, nil
 }
 
-// errFrameTooLarge stands for a line longer than MaxFrameSize, already
-// skipped.
-var errFrameTooLarge = errors.New("frame too large")
-
 // readLine returns the next line with its newline, at most MaxFrameSize
 // bytes of it; a longer line is read to its end and dropped, and answered
 // as a parse error. At the end of the stream it returns what is left, then

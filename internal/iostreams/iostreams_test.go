@@ -30,7 +30,7 @@ func TestProgressDownload(t *testing.T) {
 func TestProgressEscapesAndShares(t *testing.T) {
 	ios, _, _, errOut := Test()
 	ios.SetTTY(true)
-	if ios.Progress() != ios.Progress() {
+	if p1, p2 := ios.Progress(), ios.Progress(); p1 != p2 {
 		t.Fatal("two progress lines on one stream")
 	}
 	var wg sync.WaitGroup
