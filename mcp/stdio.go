@@ -217,20 +217,20 @@ func CheckFrame(line []byte) (json.RawMessage, *FrameError) {
 	if depth(line) > MaxFrameDepth {
 		return nil, &FrameError{codeParseError, fmt.Sprintf("nested deeper than %d", MaxFrameDepth)}
 	}
-	if !json.Valid(line) {
-		return nil, &FrameError{codeParseError, "not one JSON value"}
-	}
+	notJSON := &FrameError{codeParseError, "not one JSON value"}
 	line = bytes.TrimSpace(line)
-	switch line[0] {
-	case '{':
-	case '[':
-		return nil, &FrameError{codeInvalidRequest, "batches are not supported"}
-	default:
+	if len(line) == 0 || line[0] != '{' {
+		switch {
+		case !json.Valid(line):
+			return nil, notJSON
+		case line[0] == '[':
+			return nil, &FrameError{codeInvalidRequest, "batches are not supported"}
+		}
 		return nil, &FrameError{codeInvalidRequest, "a message must be a JSON object"}
 	}
 	var m map[string]json.RawMessage
-	if err := json.Unmarshal(line, &m); err != nil {
-		return nil, &FrameError{codeParseError, "not one JSON value"}
+	if err := json.Unmarshal(line, &m); err != nil { // it checks the whole line first
+		return nil, notJSON
 	}
 	id, hasID := m["id"]
 	if hasID && !validID(id) {

@@ -299,3 +299,25 @@ func TestStdioServeStopsOnSignal(t *testing.T) {
 		})
 	}
 }
+
+// BenchmarkCheckFrame measures the check each stdio line pays before the
+// SDK decodes it: a typical tools/call and a 1 MiB argument.
+func BenchmarkCheckFrame(b *testing.B) {
+	for _, bc := range []struct {
+		name  string
+		frame string
+	}{
+		{"tools-call", `{"jsonrpc":"2.0","id":12,"method":"tools/call","params":{"name":"extension__my_ext__echo__99f4e472","arguments":{"text":"hello","n":[1,2,3]}}}`},
+		{"1MiB", `{"jsonrpc":"2.0","id":12,"method":"tools/call","params":{"name":"x","arguments":{"text":"` + strings.Repeat("x", 1<<20) + `"}}}`},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			line := []byte(bc.frame)
+			b.SetBytes(int64(len(line)))
+			for b.Loop() {
+				if _, err := CheckFrame(line); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

@@ -121,3 +121,18 @@ func FuzzSanitise(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkSprintf measures a line of human output with plain and with
+// hostile operands.
+func BenchmarkSprintf(b *testing.B) {
+	for _, bc := range []struct{ name, v string }{
+		{"plain", "spiritagent.system-message-demo"},
+		{"hostile", "evil\x1b]52;c;cHduZWQ=\x07\r\x1b[Kreview: verified\u202e"},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			for b.Loop() {
+				_ = Sprintf("  - %s\n    id: %s\n", bc.v, bc.v)
+			}
+		})
+	}
+}
