@@ -38,6 +38,12 @@
 //   - Only the stable, initialize-based protocol versions (up to 2025-11-25)
 //     are offered, so every client gets a session, server-to-client
 //     elicitation and list_changed notifications.
+//   - Over stdio (NewStdioTransport) every incoming line is checked before
+//     the SDK reads it: a line that is not one JSON-RPC 2.0 message (not
+//     JSON or not UTF-8, over MaxFrameSize bytes or MaxFrameDepth levels, a
+//     batch, an id that is not a string or an exact integer, params that
+//     are not structured…) is answered with the JSON-RPC error -32700 or
+//     -32600 and reported, and the session goes on, as over HTTP.
 //   - The HTTP transport binds loopback addresses only and requires
 //     "Authorization: Bearer <token>" with the token of {spiritDataDir}/mcp.token
 //     (created with mode 0600 when missing); the SDK's DNS-rebinding

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"slices"
 	"strings"
@@ -173,13 +174,36 @@ func testCall(t *testing.T, e *env) {
 func testCancel(t *testing.T, e *env) {
 	cs := e.connect(t, nil)
 	before := state(t, cs).Aborted
+	// The hang tool connects here once it waits for the cancellation.
+	started, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer started.Close()
 	ctx, cancel := context.WithCancel(context.Background())
 	errc := make(chan error, 1)
 	go func() {
-		_, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: toolName("hang"), Arguments: map[string]any{}})
+		_, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: toolName("hang"), Arguments: map[string]any{"notify": started.Addr().String()}})
 		errc <- err
 	}()
-	time.Sleep(300 * time.Millisecond) // let the call reach the extension
+	accepted := make(chan error, 1)
+	go func() {
+		c, err := started.Accept()
+		if err == nil {
+			c.Close()
+		}
+		accepted <- err
+	}()
+	select {
+	case err := <-accepted:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case err := <-errc:
+		t.Fatalf("the hanging call returned before it was cancelled: %v", err)
+	case <-time.After(20 * time.Second):
+		t.Fatal("the hang tool did not start")
+	}
 	cancel()
 	select {
 	case err := <-errc:

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/spiritagents/spirit/internal/termtext"
 )
 
 // Exit codes, as DESIGN.md fixes them.
@@ -105,9 +107,9 @@ func printError(w io.Writer, err error, asJSON bool) {
 		return
 	}
 	if msg != "" {
-		fmt.Fprintf(w, "Error: %s\n", strings.TrimRight(msg, "\n"))
+		termtext.Fprintf(w, "Error: %s\n", termtext.Multiline(strings.TrimRight(msg, "\n")))
 	}
 	if hint != "" {
-		fmt.Fprintf(w, "Hint: %s\n", hint)
+		termtext.Fprintf(w, "Hint: %s\n", hint)
 	}
 }

@@ -101,7 +101,7 @@ func TestURLCredentialsNotStored(t *testing.T) {
 	shown = append(shown, string(records))
 	for _, json := range []bool{true, false} {
 		f, out := newF(json)
-		if err := runList(&ListOptions{f: f}); err != nil {
+		if err := runList(t.Context(), &ListOptions{f: f}); err != nil {
 			t.Fatal(err)
 		}
 		if err := runInfo(&InfoOptions{f: f, ID: "url-ext"}); err != nil {

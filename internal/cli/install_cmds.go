@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/spiritagents/spirit/fetch"
 	"github.com/spiritagents/spirit/install"
+	"github.com/spiritagents/spirit/internal/termtext"
 	"github.com/spiritagents/spirit/manifest"
 	"github.com/spiritagents/spirit/npm"
 )
@@ -107,21 +107,18 @@ func (f *Factory) installer(timeout time.Duration) (*install.Installer, error) {
 	return &install.Installer{
 		Paths:       p,
 		LockTimeout: timeout,
-		Progress:    &installProgress{f: f},
+		Progress:    f.IO.Progress(),
 		Now:         f.Now,
 	}, nil
 }
 
 func runInstall(ctx context.Context, opts *InstallOptions) error {
-	if ctx == nil {
-		ctx = context.Background()
-	}
 	f := opts.f
 	in, err := f.installer(opts.LockTimeout)
 	if err != nil {
 		return err
 	}
-	defer in.Progress.(*installProgress).finish()
+	defer f.IO.Progress().Stop()
 	r := f.resolver(opts, in)
 	art, err := r.Resolve(ctx, opts.Source)
 	switch {
@@ -156,15 +153,15 @@ func runInstall(ctx context.Context, opts *InstallOptions) error {
 // ("Installed extension: …" with id, version, description and main).
 func printInstalled(f *Factory, verb string, res *install.Result) {
 	m, w := res.Manifest, f.IO.Out
-	fmt.Fprintf(w, "%s: %s\nid: %s\nversion: %s\n", verb, m.Name, m.ID, m.Version)
+	termtext.Fprintf(w, "%s: %s\nid: %s\nversion: %s\n", verb, m.Name, m.ID, m.Version)
 	if m.Description != "" {
-		fmt.Fprintf(w, "description: %s\n", m.Description)
+		termtext.Fprintf(w, "description: %s\n", m.Description)
 	}
 	if m.Main != "" {
-		fmt.Fprintf(w, "main: %s\n", m.Main)
+		termtext.Fprintf(w, "main: %s\n", m.Main)
 	}
 	if res.Previous != "" {
-		fmt.Fprintf(f.IO.ErrOut, "Replaced version %s (kept for 'spirit extension rollback %s').\n", res.Previous, m.ID)
+		termtext.Fprintf(f.IO.ErrOut, "Replaced version %s (kept for 'spirit extension rollback %s').\n", res.Previous, m.ID)
 	}
 }
 
@@ -175,9 +172,7 @@ func installWithConfirm(ctx context.Context, opts *InstallOptions, in *install.I
 	var de *install.DowngradeError
 	switch {
 	case errors.As(err, &de) && f.IO.CanPrompt():
-		fmt.Fprintf(f.IO.ErrOut, "%s %s is installed. Replace it with the older %s? [y/N] ", de.ID, de.Installed, de.Incoming)
-		line, _ := bufio.NewReader(f.IO.In).ReadString('\n')
-		if a := strings.ToLower(strings.TrimSpace(line)); a != "y" && a != "yes" {
+		if ok, _ := f.IO.Prompter().Confirm("%s %s is installed. Replace it with the older %s?", de.ID, de.Installed, de.Incoming); !ok {
 			return nil, errors.New("downgrade cancelled")
 		}
 		req.AllowDowngrade = true
@@ -195,7 +190,7 @@ func installWithConfirm(ctx context.Context, opts *InstallOptions, in *install.I
 	// Every install, from any source, ends with onExtensionInstalled for the
 	// new extension; Node is started only when it listens for the event.
 	if m := res.Manifest; m != nil && m.Main != "" && m.ListensTo("onExtensionInstalled") {
-		notifyInstalled(f, m.ID)
+		notifyInstalled(ctx, f, m.ID)
 	}
 	return res, nil
 }
@@ -224,91 +219,15 @@ func (f *Factory) resolver(opts *InstallOptions, in *install.Installer) *install
 				Offline:    opts.Offline,
 				AllowSHA1:  opts.AllowSHA1,
 				HTTPClient: f.HTTPClient(),
-				Progress:   &downloadProgress{f: f},
+				Progress:   f.IO.Progress(),
 			})
 		},
-	}
-}
-
-// downloadProgress draws a download bar on a terminal; elsewhere nothing.
-type downloadProgress struct {
-	f           *Factory
-	label       string
-	done, total int64
-	last        time.Time
-	drawn       bool
-}
-
-// Start begins a download.
-func (p *downloadProgress) Start(label string, total int64) {
-	p.label, p.done, p.total = label, 0, total
-}
-
-// Add draws the bar at most ten times a second.
-func (p *downloadProgress) Add(n int64) {
-	p.done += n
-	if !p.f.IO.IsStderrTTY() || time.Since(p.last) < 100*time.Millisecond {
-		return
-	}
-	p.last = time.Now()
-	if p.total > 0 {
-		const width = 30
-		k := min(int(p.done*width/p.total), width)
-		fmt.Fprintf(p.f.IO.ErrOut, "\rDownloading %s [%s%s] %3d%% %.1f/%.1f MiB", p.label, strings.Repeat("#", k), strings.Repeat(" ", width-k),
-			p.done*100/p.total, float64(p.done)/(1<<20), float64(p.total)/(1<<20))
-	} else {
-		fmt.Fprintf(p.f.IO.ErrOut, "\rDownloading %s %.1f MiB", p.label, float64(p.done)/(1<<20))
-	}
-	p.drawn = true
-}
-
-// Done ends the bar's line.
-func (p *downloadProgress) Done(error) {
-	if p.drawn {
-		fmt.Fprintln(p.f.IO.ErrOut)
-		p.drawn = false
 	}
 }
 
 func fileExists(p string) bool {
 	_, err := os.Stat(p)
 	return err == nil
-}
-
-// installProgress draws a bar on a terminal and says when it waits.
-type installProgress struct {
-	f     *Factory
-	drawn bool
-	last  time.Time
-}
-
-// Waiting tells the user another process holds the lock.
-func (p *installProgress) Waiting(lock string) {
-	fmt.Fprintf(p.f.IO.ErrOut, "Waiting for another spirit command to finish (lock %s)…\n", lock)
-}
-
-// Extracting draws the bar for sources over 4 MiB, on a terminal only.
-func (p *installProgress) Extracting(done, total int64) {
-	if !p.f.IO.IsStderrTTY() || total < 4<<20 || total <= 0 {
-		return
-	}
-	now := time.Now()
-	if done < total && now.Sub(p.last) < 100*time.Millisecond {
-		return
-	}
-	p.last = now
-	const width = 30
-	n := min(int(done*width/total), width)
-	fmt.Fprintf(p.f.IO.ErrOut, "\rUnpacking [%s%s] %3d%% %.1f/%.1f MiB", strings.Repeat("#", n), strings.Repeat(" ", width-n),
-		done*100/total, float64(done)/(1<<20), float64(total)/(1<<20))
-	p.drawn = true
-}
-
-func (p *installProgress) finish() {
-	if p.drawn {
-		fmt.Fprintln(p.f.IO.ErrOut)
-		p.drawn = false
-	}
 }
 
 // installedJSON is one install in `list --json` and `info --json`. Its
@@ -386,12 +305,12 @@ func newCmdList(f *Factory, runF func(*ListOptions) error) *cobra.Command {
 			if runF != nil {
 				return runF(opts)
 			}
-			return runList(opts)
+			return runList(cmd.Context(), opts)
 		},
 	}
 }
 
-func runList(opts *ListOptions) error {
+func runList(ctx context.Context, opts *ListOptions) error {
 	f := opts.f
 	p, err := f.Paths()
 	if err != nil {
@@ -401,7 +320,7 @@ func runList(opts *ListOptions) error {
 	if err != nil {
 		return err
 	}
-	flags := marketplaceFlags(context.Background(), f, list)
+	flags := marketplaceFlags(ctx, f, list)
 	if f.Global.JSON {
 		out := struct {
 			Extensions []installedJSON `json:"extensions"`
@@ -421,29 +340,29 @@ func runList(opts *ListOptions) error {
 	fmt.Fprintln(w, "Extensions:")
 	for _, in := range list {
 		if in.Broken != nil {
-			fmt.Fprintf(w, "  - %s (broken)\n    id: %s\n    error: %v\n", in.DisplayName(), in.ID, in.Broken)
+			termtext.Fprintf(w, "  - %s (broken)\n    id: %s\n    error: %v\n", in.DisplayName(), in.ID, in.Broken)
 			continue
 		}
 		m := in.Manifest
-		fmt.Fprintf(w, "  - %s\n    id: %s\n    version: %s\n    installed_at: %d\n", m.Name, in.ID, m.Version, in.InstalledAtUnixMs)
+		termtext.Fprintf(w, "  - %s\n    id: %s\n    version: %s\n    installed_at: %d\n", m.Name, in.ID, m.Version, in.InstalledAtUnixMs)
 		if m.Description != "" {
-			fmt.Fprintf(w, "    description: %s\n", m.Description)
+			termtext.Fprintf(w, "    description: %s\n", m.Description)
 		}
 		if m.Author != "" {
-			fmt.Fprintf(w, "    author: %s\n", m.Author)
+			termtext.Fprintf(w, "    author: %s\n", m.Author)
 		}
 		if m.Main != "" {
-			fmt.Fprintf(w, "    main: %s\n", m.Main)
+			termtext.Fprintf(w, "    main: %s\n", m.Main)
 		}
 		if in.Entry != nil && in.Entry.ArchiveFileName != "" {
-			fmt.Fprintf(w, "    source: %s\n", in.Entry.ArchiveFileName)
+			termtext.Fprintf(w, "    source: %s\n", in.Entry.ArchiveFileName)
 		}
 		for _, flag := range flags[in.ID] {
 			switch flag {
 			case "revoked":
-				fmt.Fprintf(w, "    warning: the marketplace has revoked version %s; see 'spirit extension outdated'\n", m.Version)
+				termtext.Fprintf(w, "    warning: the marketplace has revoked version %s; see 'spirit extension outdated'\n", m.Version)
 			case "blocked":
-				fmt.Fprintln(w, "    warning: the marketplace has blocked this extension; consider 'spirit extension remove "+in.ID+"'")
+				termtext.Fprintf(w, "    warning: the marketplace has blocked this extension; consider 'spirit extension remove %s'\n", in.ID)
 			}
 		}
 	}
@@ -495,10 +414,10 @@ func runInfo(opts *InfoOptions) error {
 	w := f.IO.Out
 	line := func(k, v string) {
 		if v != "" {
-			fmt.Fprintf(w, "%s: %s\n", k, v)
+			termtext.Fprintf(w, "%s: %s\n", k, v)
 		}
 	}
-	fmt.Fprintln(w, j.DisplayName)
+	termtext.Fprintln(w, j.DisplayName)
 	line("id", j.ID)
 	line("version", j.Version)
 	line("broken", j.Broken)
@@ -511,7 +430,7 @@ func runInfo(opts *InfoOptions) error {
 	if len(j.Tools) > 0 {
 		fmt.Fprintln(w, "tools:")
 		for _, t := range j.Tools {
-			fmt.Fprintf(w, "  - %s: %s\n", t.Name, t.Description)
+			termtext.Fprintf(w, "  - %s: %s\n", t.Name, t.Description)
 		}
 	}
 	line("install_source", j.InstallSource)
@@ -523,7 +442,7 @@ func runInfo(opts *InfoOptions) error {
 	line("marketplace_id", j.MarketplaceID)
 	line("channel", j.Channel)
 	line("review", j.ReviewStatus)
-	fmt.Fprintf(w, "installed_at: %d (%s)\n", j.InstalledAtUnixMs, time.UnixMilli(j.InstalledAtUnixMs).UTC().Format(time.RFC3339))
+	termtext.Fprintf(w, "installed_at: %d (%s)\n", j.InstalledAtUnixMs, time.UnixMilli(j.InstalledAtUnixMs).UTC().Format(time.RFC3339))
 	line("directory", j.Directory)
 	line("settings_file", j.SettingsFile)
 	line("rollback_version", j.RollbackVersion)
@@ -573,9 +492,6 @@ func newCmdRemove(f *Factory, runF func(*RemoveOptions) error) *cobra.Command {
 }
 
 func runRemove(ctx context.Context, opts *RemoveOptions) error {
-	if ctx == nil {
-		ctx = context.Background()
-	}
 	id := strings.TrimSpace(opts.ID)
 	if id == "" {
 		return usageErrorf("Extension id cannot be empty")
@@ -598,7 +514,7 @@ func runRemove(ctx context.Context, opts *RemoveOptions) error {
 			return fmt.Errorf("removed %s, but deleting its secrets failed: %w", id, err)
 		}
 	}
-	_, err = fmt.Fprintf(opts.f.IO.Out, "Removed extension: %s\n", id)
+	_, err = termtext.Fprintf(opts.f.IO.Out, "Removed extension: %s\n", id)
 	return err
 }
 
@@ -629,9 +545,6 @@ func newCmdRollback(f *Factory, runF func(*RollbackOptions) error) *cobra.Comman
 }
 
 func runRollback(ctx context.Context, opts *RollbackOptions) error {
-	if ctx == nil {
-		ctx = context.Background()
-	}
 	in, err := opts.f.installer(opts.LockTimeout)
 	if err != nil {
 		return err
@@ -650,6 +563,6 @@ func runRollback(ctx context.Context, opts *RollbackOptions) error {
 	if res.Previous != "" {
 		from = " (was " + res.Previous + ")"
 	}
-	_, err = fmt.Fprintf(opts.f.IO.Out, "Rolled back extension: %s to %s%s\n", res.ID, res.Manifest.Version, from)
+	_, err = termtext.Fprintf(opts.f.IO.Out, "Rolled back extension: %s to %s%s\n", res.ID, res.Manifest.Version, from)
 	return err
 }

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -38,7 +37,7 @@ func TestInstallDowngradePrompt(t *testing.T) {
 		in.WriteString(answer)
 		f := &Factory{IO: ios, Getenv: func(string) string { return "" }, Now: time.Now, HTTPClient: newHTTPClient,
 			Global: GlobalOptions{DataDir: data}}
-		err := runInstall(context.Background(), &InstallOptions{f: f, Source: src, Replace: true, Yes: yes, LockTimeout: 5 * time.Second})
+		err := runInstall(t.Context(), &InstallOptions{f: f, Source: src, Replace: true, Yes: yes, LockTimeout: 5 * time.Second})
 		return errOut.String(), err
 	}
 	version := func() string {

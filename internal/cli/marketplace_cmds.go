@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/spiritagents/spirit/catalog"
 	"github.com/spiritagents/spirit/install"
+	"github.com/spiritagents/spirit/internal/termtext"
 	"github.com/spiritagents/spirit/npm"
 	"github.com/spiritagents/spirit/paths"
 )
@@ -95,7 +95,7 @@ func (f *Factory) marketplace(mo *marketplaceOptions) (*catalog.Client, *paths.P
 // printWarnings writes warnings to stderr, one a line.
 func printWarnings(w io.Writer, ws []catalog.Warning) {
 	for _, x := range ws {
-		fmt.Fprintf(w, "Warning: %s\n", x)
+		termtext.Fprintf(w, "Warning: %s\n", x)
 	}
 }
 
@@ -170,9 +170,6 @@ type marketplaceListJSON struct {
 }
 
 func runMarketplaceList(ctx context.Context, opts *MarketplaceListOptions) error {
-	if ctx == nil {
-		ctx = context.Background()
-	}
 	f := opts.f
 	c, p, err := f.marketplace(opts.mo)
 	if err != nil {
@@ -223,7 +220,7 @@ func runMarketplaceList(ctx context.Context, opts *MarketplaceListOptions) error
 		default:
 			name += " (" + it.Status + ")"
 		}
-		fmt.Fprintf(w, "  - %s\n    id: %s\n    package: %s\n    version: %s\n    status: %s\n    review: %s\n",
+		termtext.Fprintf(w, "  - %s\n    id: %s\n    package: %s\n    version: %s\n    status: %s\n    review: %s\n",
 			name, it.ExtensionID, it.PackageName, it.DefaultVersion, it.Status, it.DefaultReviewStatus)
 		state := "Not installed"
 		if s := j.Installed; s != nil {
@@ -235,15 +232,15 @@ func runMarketplaceList(ctx context.Context, opts *MarketplaceListOptions) error
 				state += " (blocked in the marketplace)"
 			}
 		}
-		fmt.Fprintf(w, "    installed: %s\n", state)
+		termtext.Fprintf(w, "    installed: %s\n", state)
 		if strings.TrimSpace(it.Description) != "" {
-			fmt.Fprintf(w, "    description: %s\n", it.Description)
+			termtext.Fprintf(w, "    description: %s\n", it.Description)
 		}
 		if len(it.Keywords) > 0 {
-			fmt.Fprintf(w, "    keywords: %s\n", strings.Join(it.Keywords, ", "))
+			termtext.Fprintf(w, "    keywords: %s\n", strings.Join(it.Keywords, ", "))
 		}
 		if len(it.SupportedHosts) > 0 {
-			fmt.Fprintf(w, "    hosts: %s\n", strings.Join(it.SupportedHosts, ", "))
+			termtext.Fprintf(w, "    hosts: %s\n", strings.Join(it.SupportedHosts, ", "))
 		}
 	}
 	return nil
@@ -274,9 +271,6 @@ func newCmdMarketplaceDetail(f *Factory, mo *marketplaceOptions, runF func(*Mark
 }
 
 func runMarketplaceDetail(ctx context.Context, opts *MarketplaceDetailOptions) error {
-	if ctx == nil {
-		ctx = context.Background()
-	}
 	f := opts.f
 	c, _, err := f.marketplace(opts.mo)
 	if err != nil {
@@ -298,16 +292,16 @@ func runMarketplaceDetail(ctx context.Context, opts *MarketplaceDetailOptions) e
 	if d.Featured {
 		featured = "yes"
 	}
-	fmt.Fprintf(w, "id: %s\npackage: %s\nstatus: %s\nfeatured: %s\ndefault_version: %s\nreadme_path: %s\nversions:\n",
+	termtext.Fprintf(w, "id: %s\npackage: %s\nstatus: %s\nfeatured: %s\ndefault_version: %s\nreadme_path: %s\nversions:\n",
 		d.ExtensionID, d.PackageName, d.Status, featured, d.DefaultVersion, d.ReadmePath)
 	for _, v := range d.Versions {
-		fmt.Fprintf(w, "  - %s\n    channel: %s\n    review: %s\n    name: %s\n    description: %s\n",
+		termtext.Fprintf(w, "  - %s\n    channel: %s\n    review: %s\n    name: %s\n    description: %s\n",
 			v.Version, v.Channel, v.ReviewStatus, v.DisplayName, v.Description)
 		if len(v.SupportedHosts) > 0 {
-			fmt.Fprintf(w, "    hosts: %s\n", strings.Join(v.SupportedHosts, ", "))
+			termtext.Fprintf(w, "    hosts: %s\n", strings.Join(v.SupportedHosts, ", "))
 		}
 		if v.Changelog != nil {
-			fmt.Fprintf(w, "    changelog: %s\n", v.Changelog.Summary)
+			termtext.Fprintf(w, "    changelog: %s\n", v.Changelog.Summary)
 		}
 	}
 	return nil
@@ -338,9 +332,6 @@ func newCmdMarketplaceReadme(f *Factory, mo *marketplaceOptions, runF func(*Mark
 }
 
 func runMarketplaceReadme(ctx context.Context, opts *MarketplaceReadmeOptions) error {
-	if ctx == nil {
-		ctx = context.Background()
-	}
 	f := opts.f
 	c, _, err := f.marketplace(opts.mo)
 	if err != nil {
@@ -357,7 +348,7 @@ func runMarketplaceReadme(ctx context.Context, opts *MarketplaceReadmeOptions) e
 		}{strings.TrimSpace(opts.ID), text})
 	}
 	printWarnings(f.IO.ErrOut, warnings)
-	_, err = fmt.Fprintln(f.IO.Out, text)
+	_, err = termtext.Fprintln(f.IO.Out, termtext.Multiline(text))
 	return err
 }
 
@@ -420,17 +411,6 @@ index (a local archive, npm, a URL, another index) is replaced only with --repla
 	return cmd
 }
 
-// confirm asks a yes/no question on a terminal; false when it cannot ask.
-func (f *Factory) confirm(question string) bool {
-	if !f.IO.CanPrompt() {
-		return false
-	}
-	fmt.Fprintf(f.IO.ErrOut, "%s [y/N] ", question)
-	line, _ := bufio.NewReader(f.IO.In).ReadString('\n')
-	a := strings.ToLower(strings.TrimSpace(line))
-	return a == "y" || a == "yes"
-}
-
 // checkPolicy applies the install policy, asking at a terminal for an
 // unverified version.
 func checkPolicy(f *Factory, p *catalog.Prepared, host string, consent catalog.Consent) error {
@@ -438,7 +418,7 @@ func checkPolicy(f *Factory, p *catalog.Prepared, host string, consent catalog.C
 	ref := p.Item.ExtensionID + "@" + p.Version.Version
 	switch {
 	case errors.Is(err, catalog.ErrUnverified):
-		if f.confirm(fmt.Sprintf("Extension %s is not verified by the marketplace. Install it anyway?", ref)) {
+		if ok, _ := f.IO.Prompter().Confirm("Extension %s is not verified by the marketplace. Install it anyway?", ref); ok {
 			consent.ReviewAcknowledged = true
 			return p.Check(host, consent)
 		}
@@ -474,9 +454,6 @@ type marketplaceInstalledJSON struct {
 }
 
 func runMarketplaceInstall(ctx context.Context, opts *MarketplaceInstallOptions) error {
-	if ctx == nil {
-		ctx = context.Background()
-	}
 	f := opts.f
 	c, p, err := f.marketplace(opts.mo)
 	if err != nil {

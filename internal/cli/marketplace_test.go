@@ -48,7 +48,7 @@ func (e *cliEnv) run(t *testing.T, registry string, tty bool, input string, args
 		Now:        func() time.Time { return e.now },
 		HTTPClient: func() *http.Client { return &http.Client{} },
 	}
-	code := Run(f, args)
+	code := Run(t.Context(), f, args)
 	return code, out.String(), errOut.String()
 }
 

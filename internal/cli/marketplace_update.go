@@ -13,6 +13,7 @@ import (
 
 	"github.com/spiritagents/spirit/catalog"
 	"github.com/spiritagents/spirit/install"
+	"github.com/spiritagents/spirit/internal/termtext"
 )
 
 // OutdatedOptions are the inputs of `spirit extension outdated`.
@@ -165,9 +166,6 @@ func describeAdds(a *catalog.Additions) string {
 }
 
 func runOutdated(ctx context.Context, opts *OutdatedOptions) error {
-	if ctx == nil {
-		ctx = context.Background()
-	}
 	f := opts.f
 	c, p, err := f.marketplace(opts.mo)
 	if err != nil {
@@ -199,11 +197,11 @@ func runOutdated(ctx context.Context, opts *OutdatedOptions) error {
 	}
 	w := f.IO.Out
 	if len(rows) == 0 {
-		_, err := fmt.Fprintf(w, "All %d marketplace extensions are up to date.\n", len(sts))
+		_, err := termtext.Fprintf(w, "All %d marketplace extensions are up to date.\n", len(sts))
 		return err
 	}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tINSTALLED\tCHANNEL\tLATEST\tNOTES")
+	fmt.Fprint(tw, "ID\tINSTALLED\tCHANNEL\tLATEST\tNOTES\n")
 	for _, st := range rows {
 		var notes []string
 		if st.Revoked {
@@ -222,7 +220,7 @@ func runOutdated(ctx context.Context, opts *OutdatedOptions) error {
 		if !st.Outdated {
 			latest = "-"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", st.ID, st.Installed, st.Channel, latest, strings.Join(notes, "; "))
+		termtext.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", st.ID, st.Installed, st.Channel, latest, strings.Join(notes, "; "))
 	}
 	return tw.Flush()
 }
@@ -291,9 +289,6 @@ type updateResultJSON struct {
 }
 
 func runUpdate(ctx context.Context, opts *UpdateOptions) error {
-	if ctx == nil {
-		ctx = context.Background()
-	}
 	f := opts.f
 	c, p, err := f.marketplace(opts.mo)
 	if err != nil {
@@ -347,7 +342,7 @@ func runUpdate(ctx context.Context, opts *UpdateOptions) error {
 			r.Status = "up-to-date"
 			results = append(results, r)
 			if !f.Global.JSON {
-				fmt.Fprintf(w, "%s is up to date (%s, %s channel).\n", st.ID, st.Installed, st.Channel)
+				termtext.Fprintf(w, "%s is up to date (%s, %s channel).\n", st.ID, st.Installed, st.Channel)
 			}
 			continue
 		}
@@ -362,9 +357,9 @@ func runUpdate(ctx context.Context, opts *UpdateOptions) error {
 			r.Granted = res.Record.GrantedCapabilities
 			r.Rollback = res.Previous
 			if !f.Global.JSON {
-				fmt.Fprintf(w, "Updated %s %s → %s", st.ID, st.Installed, st.Latest)
+				termtext.Fprintf(w, "Updated %s %s → %s", st.ID, st.Installed, st.Latest)
 				if s := describeAdds(r.Adds); s != "" {
-					fmt.Fprintf(w, " (%s; granted)", s)
+					termtext.Fprintf(w, " (%s; granted)", s)
 				}
 				fmt.Fprintln(w)
 			}
@@ -372,15 +367,15 @@ func runUpdate(ctx context.Context, opts *UpdateOptions) error {
 			r.Status, r.Error = "refused", err.Error()
 			failed++
 			if !f.Global.JSON {
-				fmt.Fprintf(f.IO.ErrOut, "Error: %s: %v\nHint: pass --yes to accept what it adds\n", st.ID, err)
+				termtext.Fprintf(f.IO.ErrOut, "Error: %s: %v\nHint: pass --yes to accept what it adds\n", st.ID, err)
 			}
 		default:
 			r.Status, r.Error = "failed", err.Error()
 			failed++
 			if !f.Global.JSON {
-				fmt.Fprintf(f.IO.ErrOut, "Error: %s: %v\n", st.ID, err)
+				termtext.Fprintf(f.IO.ErrOut, "Error: %s: %v\n", st.ID, err)
 				if h := hintOf(err); h != "" {
-					fmt.Fprintf(f.IO.ErrOut, "Hint: %s\n", h)
+					termtext.Fprintf(f.IO.ErrOut, "Hint: %s\n", h)
 				}
 			}
 		}
@@ -422,8 +417,7 @@ func updateOne(ctx context.Context, opts *UpdateOptions, c *catalog.Client, in *
 			}
 			adds = a
 			if s := describeAdds(a); s != "" && !opts.Yes {
-				q := fmt.Sprintf("Updating %s %s → %s %s. Accept?", st.ID, st.Installed, st.Latest, s)
-				if !f.confirm(q) {
+				if ok, _ := f.IO.Prompter().Confirm("Updating %s %s → %s %s. Accept?", st.ID, st.Installed, st.Latest, s); !ok {
 					return fmt.Errorf("%w: %s %s", errNotConsented, st.Latest, s)
 				}
 			}

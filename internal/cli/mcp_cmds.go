@@ -6,9 +6,6 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"os"
-	"os/signal"
-	"syscall"
 	"time"
 
 	"github.com/99designs/keyring"
@@ -16,7 +13,10 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/spiritagents/spirit/internal/build"
+	"github.com/spiritagents/spirit/internal/iostreams"
+	"github.com/spiritagents/spirit/internal/termtext"
 	"github.com/spiritagents/spirit/mcp"
+	"github.com/spiritagents/spirit/paths"
 	"github.com/spiritagents/spirit/runtime"
 )
 
@@ -40,20 +40,20 @@ const (
 
 // MCPServeOptions are the inputs of `spirit mcp serve`.
 type MCPServeOptions struct {
-	f         *Factory
+	IO        *iostreams.IOStreams
+	Paths     func() (*paths.Paths, error)
+	Getenv    func(string) string
 	Transport string
 	Listen    string
 	Timeout   time.Duration
 	Yes       bool
 
-	// ctx ends the server; nil means the first SIGINT or SIGTERM.
-	ctx context.Context
 	// ready, when set, is told the HTTP address once it listens (tests).
 	ready func(addr string)
 }
 
 func newCmdMCPServe(f *Factory, runF func(*MCPServeOptions) error) *cobra.Command {
-	opts := &MCPServeOptions{f: f}
+	opts := &MCPServeOptions{IO: f.IO, Paths: f.Paths, Getenv: f.Getenv}
 	cmd := &cobra.Command{
 		Use:   "serve",
 		Short: "Serve the tools of installed extensions as an MCP server",
@@ -96,7 +96,7 @@ directory (made on first use, mode 0600).`,
 			if runF != nil {
 				return runF(opts)
 			}
-			return runMCPServe(opts)
+			return runMCPServe(cmd.Context(), opts)
 		},
 	}
 	fl := cmd.Flags()
@@ -111,35 +111,34 @@ directory (made on first use, mode 0600).`,
 // warnWriter reports the server's warnings on stderr.
 type warnWriter struct{ w io.Writer }
 
-func (r warnWriter) Warn(err error) { fmt.Fprintf(r.w, "warning: %v\n", err) }
+func (r warnWriter) Warn(err error) { termtext.Fprintf(r.w, "warning: %v\n", err) }
 
-func runMCPServe(opts *MCPServeOptions) error {
-	f := opts.f
-	p, err := f.Paths()
+func runMCPServe(ctx context.Context, opts *MCPServeOptions) error {
+	ios := opts.IO
+	p, err := opts.Paths()
 	if err != nil {
 		return err
-	}
-	ctx := opts.ctx
-	if ctx == nil {
-		var stop context.CancelFunc
-		ctx, stop = signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-		defer stop()
 	}
 	// Standard input may be the protocol, so the file keyring is never
 	// unlocked by a prompt here: SPIRIT_KEYRING_PASSWORD or nothing.
 	secrets := runtime.NewSecrets(func() (keyring.Keyring, error) {
-		return runtime.OpenKeyring(runtime.KeyringConfig{Getenv: f.Getenv, FileDir: keyringDir(p.DataDir)})
+		return runtime.OpenKeyring(runtime.KeyringConfig{Getenv: opts.Getenv, FileDir: keyringDir(p.DataDir)})
 	})
-	host, err := runtime.New(runtime.Options{Paths: p, Getenv: f.Getenv, Secrets: secrets, CallTimeout: opts.Timeout})
+	host, err := runtime.New(runtime.Options{Paths: p, Getenv: opts.Getenv, Secrets: secrets, CallTimeout: opts.Timeout})
 	if err != nil {
 		return err
 	}
-	defer closeHost(f, host)
+	rep := warnWriter{ios.ErrOut}
+	defer func() {
+		if err := host.Close(); err != nil {
+			rep.Warn(err)
+		}
+	}()
 	srv, err := mcp.New(mcp.Options{
 		Host:     host,
 		Version:  build.String(),
 		Approve:  opts.Yes,
-		Reporter: warnWriter{f.IO.ErrOut},
+		Reporter: rep,
 	})
 	if err != nil {
 		return hostError(err)
@@ -147,11 +146,7 @@ func runMCPServe(opts *MCPServeOptions) error {
 	defer srv.Close()
 
 	if opts.Transport == transportStdio {
-		in, _ := f.IO.In.(io.ReadCloser)
-		if in == nil {
-			in = io.NopCloser(f.IO.In)
-		}
-		err := srv.Run(ctx, &sdk.IOTransport{Reader: in, Writer: nopWriteCloser{f.IO.Out}})
+		err := srv.Run(ctx, mcp.NewStdioTransport(ios.In, ios.Out, rep))
 		if errors.Is(err, io.EOF) || errors.Is(err, sdk.ErrConnectionClosed) {
 			return nil
 		}
@@ -168,14 +163,9 @@ func runMCPServe(opts *MCPServeOptions) error {
 		return withHint(fmt.Errorf("listening on %s: %w", addr, err), "choose another port with --listen 127.0.0.1:PORT")
 	}
 	url := "http://" + ln.Addr().String() + mcp.Path
-	fmt.Fprintf(f.IO.ErrOut, "spirit: MCP server at %s\nspirit: bearer token in %s\n", url, p.MCPTokenFile())
+	termtext.Fprintf(ios.ErrOut, "spirit: MCP server at %s\nspirit: bearer token in %s\n", url, p.MCPTokenFile())
 	if opts.ready != nil {
 		opts.ready(ln.Addr().String())
 	}
 	return srv.ServeHTTP(ctx, ln, token)
 }
-
-// nopWriteCloser keeps the transport from closing the command's stdout.
-type nopWriteCloser struct{ io.Writer }
-
-func (nopWriteCloser) Close() error { return nil }

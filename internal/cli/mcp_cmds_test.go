@@ -40,12 +40,12 @@ func (b bearerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 
 func TestRunMCPServeHTTP(t *testing.T) {
 	f, p, bufs := mcpFactory(t)
-	ctx, cancel := context.WithCancel(context.Background())
+	ctx, cancel := context.WithCancel(t.Context())
 	ready := make(chan string, 1)
 	done := make(chan error, 1)
-	opts := &MCPServeOptions{f: f, Transport: transportHTTP, Listen: "127.0.0.1:0", Timeout: 10 * time.Second,
-		ctx: ctx, ready: func(addr string) { ready <- addr }}
-	go func() { done <- runMCPServe(opts) }()
+	opts := &MCPServeOptions{IO: f.IO, Paths: f.Paths, Getenv: f.Getenv, Transport: transportHTTP, Listen: "127.0.0.1:0", Timeout: 10 * time.Second,
+		ready: func(addr string) { ready <- addr }}
+	go func() { done <- runMCPServe(ctx, opts) }()
 	var addr string
 	select {
 	case addr = <-ready:
@@ -81,12 +81,12 @@ func TestRunMCPServeHTTP(t *testing.T) {
 
 	client := sdk.NewClient(&sdk.Implementation{Name: "cli-test", Version: "1"}, nil)
 	tr := &sdk.StreamableClientTransport{Endpoint: url, HTTPClient: &http.Client{Transport: bearerTransport{token}}}
-	cs, err := client.Connect(context.Background(), tr, nil)
+	cs, err := client.Connect(t.Context(), tr, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer cs.Close()
-	res, err := cs.CallTool(context.Background(), &sdk.CallToolParams{
+	res, err := cs.CallTool(t.Context(), &sdk.CallToolParams{
 		Name: runtime.BaseInvocationName("@fixture/mcp-tools", "echo"), Arguments: map[string]any{"text": "over http"},
 	})
 	if err != nil {

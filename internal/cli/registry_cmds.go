@@ -4,12 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"os/signal"
 	"path/filepath"
 
 	"github.com/spf13/cobra"
 
+	"github.com/spiritagents/spirit/internal/iostreams"
+	"github.com/spiritagents/spirit/internal/termtext"
 	"github.com/spiritagents/spirit/npm"
 	"github.com/spiritagents/spirit/registry"
 )
@@ -32,7 +32,9 @@ func addRegistryCommands(root *cobra.Command, f *Factory) {
 
 // RegistryBuildOptions are the inputs of `spirit registry build`.
 type RegistryBuildOptions struct {
-	f           *Factory
+	IO          *iostreams.IOStreams
+	JSON        bool
+	NPMClient   func(registry, root string) (*npm.Client, error)
 	Root        string
 	Check       bool
 	Since       string
@@ -42,7 +44,7 @@ type RegistryBuildOptions struct {
 }
 
 func newCmdRegistryBuild(f *Factory, runF func(*RegistryBuildOptions) error) *cobra.Command {
-	opts := &RegistryBuildOptions{f: f}
+	opts := &RegistryBuildOptions{IO: f.IO, NPMClient: f.registryNPM}
 	cmd := &cobra.Command{
 		Use:   "build",
 		Short: "Regenerate catalog.json and every detail.json from the entries and npm",
@@ -60,10 +62,11 @@ builds; files are replaced atomically and stale detail.json files removed last.`
 			if opts.Jobs < 1 {
 				return usageErrorf("-j must be at least 1")
 			}
+			opts.JSON = f.Global.JSON
 			if runF != nil {
 				return runF(opts)
 			}
-			return runRegistryBuild(opts)
+			return runRegistryBuild(cmd.Context(), opts)
 		},
 	}
 	fl := cmd.Flags()
@@ -76,55 +79,47 @@ builds; files are replaced atomically and stale detail.json files removed last.`
 	return cmd
 }
 
-func runRegistryBuild(opts *RegistryBuildOptions) error {
-	f := opts.f
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
+func runRegistryBuild(ctx context.Context, opts *RegistryBuildOptions) error {
+	ios := opts.IO
 	schemas, err := registry.CompileSchemas()
 	if err != nil {
 		return err
 	}
-	client, err := newRegistryNPM(f, opts.NPMRegistry, opts.Root)
+	client, err := opts.NPMClient(opts.NPMRegistry, opts.Root)
 	if err != nil {
 		return err
 	}
-	var progress registry.Progress
-	if f.IO.IsStderrTTY() {
-		progress = &fetchProgress{f: f}
-	}
 	res, err := registry.Build(ctx, registry.BuildOptions{Root: opts.Root, NPM: client, Jobs: opts.Jobs, Check: opts.Check,
-		Since: opts.Since, Strict: opts.Strict, Schemas: schemas, Progress: progress})
-	if progress != nil {
-		fmt.Fprint(f.IO.ErrOut, "\r\033[K")
-	}
+		Since: opts.Since, Strict: opts.Strict, Schemas: schemas, Progress: ios.Progress()})
+	ios.Progress().Stop()
 	if err != nil {
-		return registryProblems(f, err, "registry build failed")
+		return registryProblems(ios, opts.JSON, err, "registry build failed")
 	}
-	printProblems(f, res.Warnings)
-	if f.Global.JSON {
-		if err := writeJSON(f.IO.Out, res); err != nil {
+	printProblems(ios, opts.JSON, res.Warnings)
+	if opts.JSON {
+		if err := writeJSON(ios.Out, res); err != nil {
 			return err
 		}
 	}
 	if opts.Check {
 		if !res.Stale() {
-			fmt.Fprintf(f.IO.ErrOut, "registry is up to date (%d extensions)\n", res.Entries)
+			termtext.Fprintf(ios.ErrOut, "registry is up to date (%d extensions)\n", res.Entries)
 			return nil
 		}
-		if !f.Global.JSON {
-			fmt.Fprint(f.IO.Out, res.Diff)
+		if !opts.JSON {
+			termtext.Fprintf(ios.Out, "%s", termtext.Multiline(res.Diff))
 		}
 		return withHint(&problemsError{fmt.Sprintf("%d generated files are stale", len(res.Written)+len(res.Deleted))},
 			"run spirit registry build and commit the result")
 	}
-	fmt.Fprintf(f.IO.ErrOut, "built %d extensions: %d files written, %d deleted, %d unchanged (%d packuments fetched, %d details reused)\n",
+	termtext.Fprintf(ios.ErrOut, "built %d extensions: %d files written, %d deleted, %d unchanged (%d packuments fetched, %d details reused)\n",
 		res.Entries, len(res.Written), len(res.Deleted), res.Unchanged, res.Fetched, res.Reused)
 	return nil
 }
 
-// newRegistryNPM makes the npm client of the registry commands, with the
+// registryNPM makes the npm client of the registry commands, with the
 // packument cache of the chosen host when there is a data directory.
-func newRegistryNPM(f *Factory, reg, root string) (*npm.Client, error) {
+func (f *Factory) registryNPM(reg, root string) (*npm.Client, error) {
 	cache := ""
 	if p, err := f.Paths(); err == nil {
 		cache = p.CacheDir()
@@ -140,7 +135,7 @@ func newRegistryNPM(f *Factory, reg, root string) (*npm.Client, error) {
 
 // registryProblems prints the problems of a *registry.ProblemsError and
 // turns it into the command's error.
-func registryProblems(f *Factory, err error, what string) error {
+func registryProblems(ios *iostreams.IOStreams, asJSON bool, err error, what string) error {
 	var pe *registry.ProblemsError
 	if !errors.As(err, &pe) {
 		if errors.Is(err, registry.ErrNoEntries) {
@@ -148,41 +143,35 @@ func registryProblems(f *Factory, err error, what string) error {
 		}
 		return err
 	}
-	if f.Global.JSON {
-		_ = writeJSON(f.IO.Out, struct {
+	if asJSON {
+		_ = writeJSON(ios.Out, struct {
 			Problems []registry.Problem `json:"problems"`
 		}{pe.Problems})
 	} else {
-		printProblems(f, pe.Problems)
+		printProblems(ios, asJSON, pe.Problems)
 	}
 	return fmt.Errorf("%s: %w", what, err)
 }
 
-func printProblems(f *Factory, ps []registry.Problem) {
-	if f.Global.JSON {
+func printProblems(ios *iostreams.IOStreams, asJSON bool, ps []registry.Problem) {
+	if asJSON {
 		return
 	}
 	for _, p := range ps {
-		fmt.Fprintln(f.IO.ErrOut, p.String())
+		termtext.Fprintln(ios.ErrOut, p.String())
 	}
-}
-
-// fetchProgress shows "fetched N/M" on a terminal.
-type fetchProgress struct{ f *Factory }
-
-func (p *fetchProgress) Fetched(pkg string, done, total int) {
-	fmt.Fprintf(p.f.IO.ErrOut, "\r\033[Kfetched %d/%d %s", done, total, pkg)
 }
 
 // RegistryValidateOptions are the inputs of `spirit registry validate`.
 type RegistryValidateOptions struct {
-	f      *Factory
+	IO     *iostreams.IOStreams
+	JSON   bool
 	Root   string
 	Strict bool
 }
 
 func newCmdRegistryValidate(f *Factory, runF func(*RegistryValidateOptions) error) *cobra.Command {
-	opts := &RegistryValidateOptions{f: f}
+	opts := &RegistryValidateOptions{IO: f.IO}
 	cmd := &cobra.Command{
 		Use:   "validate",
 		Short: "Check offline that catalog.json and every detail.json agree with the entries",
@@ -193,6 +182,7 @@ The official JSON Schemas are checked too, as warnings (errors with --strict).`,
   spirit registry validate --json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.JSON = f.Global.JSON
 			if runF != nil {
 				return runF(opts)
 			}
@@ -205,7 +195,7 @@ The official JSON Schemas are checked too, as warnings (errors with --strict).`,
 }
 
 func runRegistryValidate(opts *RegistryValidateOptions) error {
-	f := opts.f
+	ios := opts.IO
 	schemas, err := registry.CompileSchemas()
 	if err != nil {
 		return err
@@ -220,32 +210,34 @@ func runRegistryValidate(opts *RegistryValidateOptions) error {
 			nerr++
 		}
 	}
-	if f.Global.JSON {
+	if opts.JSON {
 		if ps == nil {
 			ps = []registry.Problem{}
 		}
-		if err := writeJSON(f.IO.Out, struct {
+		if err := writeJSON(ios.Out, struct {
 			Valid    bool               `json:"valid"`
 			Problems []registry.Problem `json:"problems"`
 		}{nerr == 0, ps}); err != nil {
 			return err
 		}
 	} else {
-		printProblems(f, ps)
+		printProblems(ios, opts.JSON, ps)
 	}
 	if nerr > 0 {
 		return withHint(&problemsError{fmt.Sprintf("registry validation found %d problems", nerr)},
 			"run spirit registry build to regenerate the index")
 	}
-	if !f.Global.JSON {
-		fmt.Fprintln(f.IO.ErrOut, "registry is consistent")
+	if !opts.JSON {
+		fmt.Fprintln(ios.ErrOut, "registry is consistent")
 	}
 	return nil
 }
 
 // RegistryAddOptions are the inputs of `spirit registry add`.
 type RegistryAddOptions struct {
-	f           *Factory
+	IO          *iostreams.IOStreams
+	JSON        bool
+	NPMClient   func(registry, root string) (*npm.Client, error)
 	Root        string
 	Package     string
 	ID          string
@@ -254,7 +246,7 @@ type RegistryAddOptions struct {
 }
 
 func newCmdRegistryAdd(f *Factory, runF func(*RegistryAddOptions) error) *cobra.Command {
-	opts := &RegistryAddOptions{f: f}
+	opts := &RegistryAddOptions{IO: f.IO, NPMClient: f.registryNPM}
 	cmd := &cobra.Command{
 		Use:   "add PACKAGE --id EXTENSION_ID",
 		Short: "List an npm package in the registry: write its entry.json and README.md",
@@ -269,10 +261,11 @@ README.md from the package. Run spirit registry build afterwards.`,
 			if opts.ID == "" {
 				return usageErrorf("--id is required")
 			}
+			opts.JSON = f.Global.JSON
 			if runF != nil {
 				return runF(opts)
 			}
-			return runRegistryAdd(opts)
+			return runRegistryAdd(cmd.Context(), opts)
 		},
 	}
 	fl := cmd.Flags()
@@ -283,13 +276,13 @@ README.md from the package. Run spirit registry build afterwards.`,
 	return cmd
 }
 
-func runRegistryAdd(opts *RegistryAddOptions) error {
-	f := opts.f
-	client, err := newRegistryNPM(f, opts.NPMRegistry, opts.Root)
+func runRegistryAdd(ctx context.Context, opts *RegistryAddOptions) error {
+	ios := opts.IO
+	client, err := opts.NPMClient(opts.NPMRegistry, opts.Root)
 	if err != nil {
 		return err
 	}
-	res, err := registry.Add(context.Background(), registry.AddOptions{Root: opts.Root, Package: opts.Package, ID: opts.ID,
+	res, err := registry.Add(ctx, registry.AddOptions{Root: opts.Root, Package: opts.Package, ID: opts.ID,
 		Version: opts.Version, NPM: client})
 	if errors.Is(err, registry.ErrEntryExists) {
 		return withHint(err, "edit that entry.json to add a version")
@@ -297,16 +290,16 @@ func runRegistryAdd(opts *RegistryAddOptions) error {
 	if err != nil {
 		return err
 	}
-	if f.Global.JSON {
-		return writeJSON(f.IO.Out, res)
+	if opts.JSON {
+		return writeJSON(ios.Out, res)
 	}
 	for _, w := range res.Warnings {
-		fmt.Fprintf(f.IO.ErrOut, "warning: %s\n", w.Message)
+		termtext.Fprintf(ios.ErrOut, "warning: %s\n", w.Message)
 	}
-	fmt.Fprintf(f.IO.ErrOut, "wrote %s\n", res.EntryPath)
+	termtext.Fprintf(ios.ErrOut, "wrote %s\n", res.EntryPath)
 	if res.ReadmeWritten {
-		fmt.Fprintf(f.IO.ErrOut, "wrote %s\n", res.ReadmePath)
+		termtext.Fprintf(ios.ErrOut, "wrote %s\n", res.ReadmePath)
 	}
-	fmt.Fprintf(f.IO.ErrOut, "listed %s@%s as %s; now run spirit registry build\n", opts.Package, res.Version, opts.ID)
+	termtext.Fprintf(ios.ErrOut, "listed %s@%s as %s; now run spirit registry build\n", opts.Package, res.Version, opts.ID)
 	return nil
 }

@@ -83,7 +83,7 @@ func TestRegistryBuildUpstream(t *testing.T) {
 	f, outputs := registryFactory(t)
 	want := filepath.Join("..", "..", "testdata", "registry", "upstream-demo", "want", "registry")
 
-	if code := Run(f, []string{"registry", "build", "--root", root, "--npm-registry", srv.URL}); code != ExitOK {
+	if code := Run(t.Context(), f, []string{"registry", "build", "--root", root, "--npm-registry", srv.URL}); code != ExitOK {
 		_, e := outputs()
 		t.Fatalf("build exit %d: %s", code, e)
 	}
@@ -99,7 +99,7 @@ func TestRegistryBuildUpstream(t *testing.T) {
 
 	// Up to date: --check exits 0, and the rebuild revalidates with a 304.
 	before := srv.NotModified.Load()
-	if code := Run(f, []string{"registry", "build", "--root", root, "--npm-registry", srv.URL, "--check"}); code != ExitOK {
+	if code := Run(t.Context(), f, []string{"registry", "build", "--root", root, "--npm-registry", srv.URL, "--check"}); code != ExitOK {
 		_, e := outputs()
 		t.Fatalf("check exit %d: %s", code, e)
 	}
@@ -112,7 +112,7 @@ func TestRegistryBuildUpstream(t *testing.T) {
 	pkg := "@spiritagent/extension-system-message-demo"
 	doc := readFile(t, filepath.Join("..", "..", "testdata", "registry", "upstream-demo", "npm", pkg+".json"))
 	srv.Set(pkg, []byte(strings.Replace(doc, `"description": "This is`, `"description": "Now this is`, 1)))
-	code := Run(f, []string{"registry", "build", "--root", root, "--npm-registry", srv.URL, "--check"})
+	code := Run(t.Context(), f, []string{"registry", "build", "--root", root, "--npm-registry", srv.URL, "--check"})
 	stdout, stderr := outputs()
 	if code != ExitProblems {
 		t.Fatalf("check of a stale index: exit %d, want 3: %s", code, stderr)
@@ -136,7 +136,7 @@ func TestRegistryBuildUpstream(t *testing.T) {
 	}
 
 	// --json reports what was written.
-	if code := Run(f, []string{"registry", "build", "--root", root, "--npm-registry", srv.URL, "--json"}); code != ExitOK {
+	if code := Run(t.Context(), f, []string{"registry", "build", "--root", root, "--npm-registry", srv.URL, "--json"}); code != ExitOK {
 		t.Fatalf("build --json exit %d", code)
 	}
 	stdout, _ = outputs()
@@ -155,7 +155,7 @@ func TestRegistryBuildUpstream(t *testing.T) {
 func TestRegistryBuildNPMFailures(t *testing.T) {
 	root, srv := fixtureRepo(t, "fail-npm")
 	f, outputs := registryFactory(t)
-	code := Run(f, []string{"registry", "build", "--root", root, "--npm-registry", srv.URL, "-j", "3"})
+	code := Run(t.Context(), f, []string{"registry", "build", "--root", root, "--npm-registry", srv.URL, "-j", "3"})
 	_, stderr := outputs()
 	if code != ExitFailure {
 		t.Fatalf("exit %d, want 1", code)
@@ -186,7 +186,7 @@ func TestRegistryBuildNPMFailures(t *testing.T) {
 func TestRegistryBuildSince(t *testing.T) {
 	root, srv := fixtureRepo(t, "forms")
 	f, outputs := registryFactory(t)
-	if code := Run(f, []string{"registry", "build", "--root", root, "--npm-registry", srv.URL}); code != ExitOK {
+	if code := Run(t.Context(), f, []string{"registry", "build", "--root", root, "--npm-registry", srv.URL}); code != ExitOK {
 		_, e := outputs()
 		t.Fatalf("build: %s", e)
 	}
@@ -208,7 +208,7 @@ func TestRegistryBuildSince(t *testing.T) {
 		t.Fatal(err)
 	}
 	requests := srv.Requests.Load()
-	if code := Run(f, []string{"registry", "build", "--root", root, "--npm-registry", srv.URL, "--since", "HEAD", "--json"}); code != ExitOK {
+	if code := Run(t.Context(), f, []string{"registry", "build", "--root", root, "--npm-registry", srv.URL, "--since", "HEAD", "--json"}); code != ExitOK {
 		_, e := outputs()
 		t.Fatalf("build --since: %s", e)
 	}
@@ -225,12 +225,12 @@ func TestRegistryBuildSince(t *testing.T) {
 		t.Error("the changed entry was not rebuilt")
 	}
 	// The result equals a full build.
-	if code := Run(f, []string{"registry", "build", "--root", root, "--npm-registry", srv.URL, "--check"}); code != ExitOK {
+	if code := Run(t.Context(), f, []string{"registry", "build", "--root", root, "--npm-registry", srv.URL, "--check"}); code != ExitOK {
 		s, e := outputs()
 		t.Fatalf("full check after --since: %d\n%s%s", code, s, e)
 	}
 	outputs()
-	if code := Run(f, []string{"registry", "build", "--root", root, "--npm-registry", srv.URL, "--since", "no-such-rev"}); code != ExitFailure {
+	if code := Run(t.Context(), f, []string{"registry", "build", "--root", root, "--npm-registry", srv.URL, "--since", "no-such-rev"}); code != ExitFailure {
 		t.Errorf("unknown revision: exit %d", code)
 	}
 	if _, e := outputs(); !strings.Contains(e, `unknown revision "no-such-rev"`) {
@@ -243,7 +243,7 @@ func TestRegistryAdd(t *testing.T) {
 	f, outputs := registryFactory(t)
 	pkg := "@spiritagent/extension-system-message-demo"
 	// The package is already listed.
-	code := Run(f, []string{"registry", "add", pkg, "--id", "other.id", "--root", root, "--npm-registry", srv.URL})
+	code := Run(t.Context(), f, []string{"registry", "add", pkg, "--id", "other.id", "--root", root, "--npm-registry", srv.URL})
 	_, stderr := outputs()
 	if code != ExitFailure || !strings.Contains(stderr, "entry already exists") || !strings.Contains(stderr, "Hint: ") {
 		t.Fatalf("exit %d: %s", code, stderr)
@@ -253,7 +253,7 @@ func TestRegistryAdd(t *testing.T) {
 	if err := os.MkdirAll(filepath.Join(fresh, "registry", "extensions"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	code = Run(f, []string{"registry", "add", pkg, "--id", "spiritagent.system-message-demo", "--root", fresh, "--npm-registry", srv.URL})
+	code = Run(t.Context(), f, []string{"registry", "add", pkg, "--id", "spiritagent.system-message-demo", "--root", fresh, "--npm-registry", srv.URL})
 	_, stderr = outputs()
 	if code != ExitOK {
 		t.Fatalf("add exit %d: %s", code, stderr)
@@ -267,7 +267,7 @@ func TestRegistryAdd(t *testing.T) {
 	if readme := readFile(t, filepath.Join(fresh, "registry", "extensions", "spiritagent.system-message-demo", "README.md")); readme != "# System message demo\n" {
 		t.Errorf("README.md = %q", readme)
 	}
-	if code := Run(f, []string{"registry", "build", "--root", fresh, "--npm-registry", srv.URL}); code != ExitOK {
+	if code := Run(t.Context(), f, []string{"registry", "build", "--root", fresh, "--npm-registry", srv.URL}); code != ExitOK {
 		_, e := outputs()
 		t.Fatalf("build after add: %s", e)
 	}
@@ -282,7 +282,7 @@ func TestRegistryAdd(t *testing.T) {
 			if tt.version != "" {
 				args = append(args, "--version", tt.version)
 			}
-			code := Run(f, args)
+			code := Run(t.Context(), f, args)
 			_, e := outputs()
 			if code != ExitFailure || !strings.Contains(e, tt.want) {
 				t.Errorf("exit %d: %s", code, e)

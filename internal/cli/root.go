@@ -4,29 +4,42 @@
 package cli
 
 import (
+	"context"
 	"errors"
-	"fmt"
 	"os"
+	"os/signal"
 	"slices"
+	"syscall"
 
 	"github.com/spf13/cobra"
 
 	"github.com/spiritagents/spirit/internal/build"
+	"github.com/spiritagents/spirit/internal/termtext"
 )
 
 // Main runs spirit with the process's arguments and returns the exit code.
+// It makes the one context of the run: the first interrupt (SIGINT or
+// SIGTERM) cancels it, so commands stop cleanly; a second one kills the
+// process as usual.
 func Main() int {
-	return Run(NewFactory(), nil)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	go func() {
+		<-ctx.Done()
+		stop()
+	}()
+	return Run(ctx, NewFactory(), nil)
 }
 
-// Run runs spirit with f and args (nil means os.Args[1:]) and returns the exit code.
-func Run(f *Factory, args []string) int {
+// Run runs spirit with f and args (nil means os.Args[1:]) under ctx and
+// returns the exit code. Every command takes ctx from cmd.Context().
+func Run(ctx context.Context, f *Factory, args []string) int {
 	started := false
 	root := newCmdRoot(f, &started)
 	if args != nil {
 		root.SetArgs(args)
 	}
-	err := root.Execute()
+	err := root.ExecuteContext(ctx)
 	if err == nil {
 		return ExitOK
 	}
@@ -68,10 +81,10 @@ It reads and writes the same data directory as the Spirit Agent apps.`,
 			}
 			if f.Global.Verbose {
 				if p, err := f.Paths(); err == nil {
-					fmt.Fprintf(f.IO.ErrOut, "spirit: data directory %s, host %s, extensions in %s\n", p.DataDir, p.Host, p.ExtensionsDir())
+					termtext.Fprintf(f.IO.ErrOut, "spirit: data directory %s, host %s, extensions in %s\n", p.DataDir, p.Host, p.ExtensionsDir())
 				}
 				if r := f.RegistrySource(); r != "" {
-					fmt.Fprintf(f.IO.ErrOut, "spirit: marketplace index %s\n", r)
+					termtext.Fprintf(f.IO.ErrOut, "spirit: marketplace index %s\n", r)
 				}
 			}
 			return nil
@@ -129,7 +142,7 @@ func newCmdVersion(f *Factory) *cobra.Command {
 			if f.Global.JSON {
 				return writeJSON(f.IO.Out, map[string]string{"version": build.String()})
 			}
-			_, err := fmt.Fprintf(f.IO.Out, "spirit %s\n", build.String())
+			_, err := termtext.Fprintf(f.IO.Out, "spirit %s\n", build.String())
 			return err
 		},
 	}

@@ -1,14 +1,10 @@
 package cli
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"os"
-	"os/signal"
 	"path/filepath"
 	"strings"
 	"text/tabwriter"
@@ -16,8 +12,8 @@ import (
 
 	"github.com/99designs/keyring"
 	"github.com/spf13/cobra"
-	"golang.org/x/term"
 
+	"github.com/spiritagents/spirit/internal/termtext"
 	"github.com/spiritagents/spirit/runtime"
 )
 
@@ -43,22 +39,10 @@ func newSecrets(f *Factory, dataDir string) *runtime.Secrets {
 	return runtime.NewSecrets(func() (keyring.Keyring, error) {
 		cfg := runtime.KeyringConfig{Getenv: f.Getenv, FileDir: keyringDir(dataDir)}
 		if f.IO.CanPrompt() {
-			cfg.Prompt = func(msg string) (string, error) { return readMasked(f, msg) }
+			cfg.Prompt = func(msg string) (string, error) { return f.IO.Prompter().Password("%s", msg) }
 		}
 		return runtime.OpenKeyring(cfg)
 	})
-}
-
-// readMasked reads a line from the terminal without echo.
-func readMasked(f *Factory, msg string) (string, error) {
-	in, ok := f.IO.In.(*os.File)
-	if !ok {
-		return "", errors.New("cannot read a masked value: standard input is not a terminal")
-	}
-	fmt.Fprint(f.IO.ErrOut, msg)
-	b, err := term.ReadPassword(int(in.Fd()))
-	fmt.Fprintln(f.IO.ErrOut)
-	return string(b), err
 }
 
 // newHost builds the runtime host of the chosen data dir and host kind.
@@ -98,22 +82,16 @@ func hostError(err error) error {
 	return err
 }
 
-// signalContext is cancelled on the first interrupt, so a running tool is
-// told to stop before the host disposes extensions and exits.
-func signalContext() (context.Context, context.CancelFunc) {
-	return signal.NotifyContext(context.Background(), os.Interrupt)
-}
-
 // closeHost closes h and reports dispose failures on stderr.
 func closeHost(f *Factory, h *runtime.Host) {
 	if err := h.Close(); err != nil {
-		fmt.Fprintf(f.IO.ErrOut, "warning: %v\n", err)
+		termtext.Fprintf(f.IO.ErrOut, "warning: %v\n", err)
 	}
 }
 
 func warnFailures(f *Factory, failures []runtime.Failure) {
 	for _, fl := range failures {
-		fmt.Fprintf(f.IO.ErrOut, "warning: %s: %v\n", fl.ExtensionID, fl.Err)
+		termtext.Fprintf(f.IO.ErrOut, "warning: %s: %v\n", fl.ExtensionID, fl.Err)
 	}
 }
 
@@ -138,7 +116,7 @@ tool-definitions and tool-execution and declares main.`,
 			if runF != nil {
 				return runF(opts)
 			}
-			return runTools(opts)
+			return runTools(cmd.Context(), opts)
 		},
 	}
 }
@@ -148,14 +126,14 @@ type ToolsReport struct {
 	Tools []runtime.Tool `json:"tools"`
 }
 
-func runTools(opts *ToolsOptions) error {
+func runTools(ctx context.Context, opts *ToolsOptions) error {
 	f := opts.f
 	h, err := newHost(f, 0)
 	if err != nil {
 		return err
 	}
 	defer closeHost(f, h)
-	tools, err := h.Tools(context.Background())
+	tools, err := h.Tools(ctx)
 	if err != nil {
 		return err
 	}
@@ -170,9 +148,9 @@ func runTools(opts *ToolsOptions) error {
 		return nil
 	}
 	tw := tabwriter.NewWriter(f.IO.Out, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "NAME\tEXTENSION/TOOL\tAPPROVAL\tEXECUTION\tDESCRIPTION")
+	fmt.Fprint(tw, "NAME\tEXTENSION/TOOL\tAPPROVAL\tEXECUTION\tDESCRIPTION\n")
 	for _, t := range tools {
-		fmt.Fprintf(tw, "%s\t%s/%s\t%s\t%s\t%s\n", t.Name, t.ExtensionID, t.ToolName,
+		termtext.Fprintf(tw, "%s\t%s/%s\t%s\t%s\t%s\n", t.Name, t.ExtensionID, t.ToolName,
 			orDefault(t.ApprovalMode, runtime.ApprovalAllowed), orDefault(t.ExecutionMode, "foreground"), oneLine(t.Description))
 	}
 	return tw.Flush()
@@ -220,7 +198,7 @@ takes it from --note.`,
 			if runF != nil {
 				return runF(opts)
 			}
-			return runCall(opts)
+			return runCall(cmd.Context(), opts)
 		},
 	}
 	cmd.Flags().StringVar(&opts.Args, "args", "{}", "tool arguments as a JSON object")
@@ -230,7 +208,7 @@ takes it from --note.`,
 	return cmd
 }
 
-func runCall(opts *CallOptions) error {
+func runCall(ctx context.Context, opts *CallOptions) error {
 	f := opts.f
 	if opts.Timeout <= 0 {
 		return usageErrorf("--timeout must be positive")
@@ -243,8 +221,6 @@ func runCall(opts *CallOptions) error {
 		return err
 	}
 	defer closeHost(f, h)
-	ctx, stop := signalContext()
-	defer stop()
 	req := runtime.CallRequest{Name: opts.Name, Arguments: json.RawMessage(opts.Args), Approved: opts.Yes}
 	if opts.NoteSet || opts.Yes {
 		req.QuestionsResult = noteResult(opts.Note)
@@ -267,7 +243,7 @@ func runCall(opts *CallOptions) error {
 	if text != "" && !strings.HasSuffix(text, "\n") {
 		text += "\n"
 	}
-	_, err = io.WriteString(f.IO.Out, text)
+	_, err = termtext.Fprintf(f.IO.Out, "%s", termtext.Multiline(text))
 	return err
 }
 
@@ -282,8 +258,7 @@ func askApproval(f *Factory, ae *runtime.ApprovalError, req *runtime.CallRequest
 		if !f.IO.CanPrompt() {
 			return withHint(ae, "pass --note TEXT (or --yes for an empty note)")
 		}
-		fmt.Fprintf(f.IO.ErrOut, "%s\nAdditional execution notes: ", ae.Prompt)
-		line, err := readLine(f.IO.In)
+		line, err := f.IO.Prompter().Input("%s\nAdditional execution notes: ", termtext.Multiline(ae.Prompt))
 		if err != nil {
 			return err
 		}
@@ -293,24 +268,15 @@ func askApproval(f *Factory, ae *runtime.ApprovalError, req *runtime.CallRequest
 	if !f.IO.CanPrompt() {
 		return withHint(ae, "pass --yes to approve it")
 	}
-	fmt.Fprintf(f.IO.ErrOut, "%s\n\nRun it? [y/N] ", ae.Prompt)
-	line, err := readLine(f.IO.In)
+	ok, err := f.IO.Prompter().Confirm("%s\n\nRun it?", termtext.Multiline(ae.Prompt))
 	if err != nil {
 		return err
 	}
-	if a := strings.ToLower(strings.TrimSpace(line)); a != "y" && a != "yes" {
+	if !ok {
 		return errors.New("not approved")
 	}
 	req.Approved = true
 	return nil
-}
-
-func readLine(r io.Reader) (string, error) {
-	line, err := bufio.NewReader(r).ReadString('\n')
-	if err != nil && line == "" {
-		return "", fmt.Errorf("reading the answer: %w", err)
-	}
-	return line, nil
 }
 
 // PromptOptions are the inputs of `spirit extension prompt`.
@@ -334,20 +300,18 @@ contributes. An extension whose prompt fails is left out with a warning.`,
 			if runF != nil {
 				return runF(opts)
 			}
-			return runPrompt(opts)
+			return runPrompt(cmd.Context(), opts)
 		},
 	}
 }
 
-func runPrompt(opts *PromptOptions) error {
+func runPrompt(ctx context.Context, opts *PromptOptions) error {
 	f := opts.f
 	h, err := newHost(f, 0)
 	if err != nil {
 		return err
 	}
 	defer closeHost(f, h)
-	ctx, stop := signalContext()
-	defer stop()
 	pr, err := h.SystemPrompt(ctx)
 	if err != nil {
 		return hostError(err)
@@ -357,7 +321,7 @@ func runPrompt(opts *PromptOptions) error {
 	}
 	warnFailures(f, pr.Failures)
 	if pr.Block != "" {
-		_, err = fmt.Fprintln(f.IO.Out, pr.Block)
+		_, err = termtext.Fprintln(f.IO.Out, termtext.Multiline(pr.Block))
 	}
 	return err
 }
@@ -390,7 +354,7 @@ Events: ` + strings.Join(eventNames(), ", ") + ".",
 			if runF != nil {
 				return runF(opts)
 			}
-			return runEmit(opts)
+			return runEmit(cmd.Context(), opts)
 		},
 	}
 	cmd.Flags().StringVar(&opts.Detail, "detail", "", "event detail as JSON")
@@ -417,7 +381,7 @@ func (e *emitFailedError) Error() string {
 	return fmt.Sprintf("%d extension(s) failed on the event", e.n)
 }
 
-func runEmit(opts *EmitOptions) error {
+func runEmit(ctx context.Context, opts *EmitOptions) error {
 	f := opts.f
 	ev := runtime.Event{Type: strings.TrimSpace(opts.Event)}
 	valid := false
@@ -438,8 +402,6 @@ func runEmit(opts *EmitOptions) error {
 		return err
 	}
 	defer closeHost(f, h)
-	ctx, stop := signalContext()
-	defer stop()
 	failures, err := h.Emit(ctx, ev, opts.Targets...)
 	if err != nil {
 		return hostError(err)
@@ -462,16 +424,16 @@ func runEmit(opts *EmitOptions) error {
 
 // notifyInstalled sends onExtensionInstalled to the extension id just
 // installed and reports failures as warnings; the install commands call it.
-func notifyInstalled(f *Factory, id string) {
+func notifyInstalled(ctx context.Context, f *Factory, id string) {
 	h, err := newHost(f, 0)
 	if err != nil {
-		fmt.Fprintf(f.IO.ErrOut, "warning: onExtensionInstalled: %v\n", err)
+		termtext.Fprintf(f.IO.ErrOut, "warning: onExtensionInstalled: %v\n", err)
 		return
 	}
 	defer closeHost(f, h)
-	failures, err := h.ExtensionInstalled(context.Background(), id)
+	failures, err := h.ExtensionInstalled(ctx, id)
 	if err != nil {
-		fmt.Fprintf(f.IO.ErrOut, "warning: onExtensionInstalled: %v\n", err)
+		termtext.Fprintf(f.IO.ErrOut, "warning: onExtensionInstalled: %v\n", err)
 		return
 	}
 	warnFailures(f, failures)

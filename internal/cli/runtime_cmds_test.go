@@ -33,7 +33,7 @@ func TestRunToolsJSONGolden(t *testing.T) {
 		"caps-all": "caps-all", "caps-definitions": "caps-definitions",
 	})
 	f.Global.JSON = true
-	if err := runTools(&ToolsOptions{f: f}); err != nil {
+	if err := runTools(t.Context(), &ToolsOptions{f: f}); err != nil {
 		t.Fatal(err)
 	}
 	golden(t, "testdata/runtime_tools.golden.json", bufs.out.Bytes())
@@ -42,7 +42,7 @@ func TestRunToolsJSONGolden(t *testing.T) {
 func TestRunPromptJSONGolden(t *testing.T) {
 	f, bufs := runtimeFactory(t, map[string]string{"caps-all": "caps-all", "caps-prompt-no-main": "caps-prompt-no-main"})
 	f.Global.JSON = true
-	if err := runPrompt(&PromptOptions{f: f}); err != nil {
+	if err := runPrompt(t.Context(), &PromptOptions{f: f}); err != nil {
 		t.Fatal(err)
 	}
 	golden(t, "testdata/runtime_prompt.golden.json", bufs.out.Bytes())
@@ -67,7 +67,7 @@ func TestRunCallApproval(t *testing.T) {
 			f, bufs := runtimeFactory(t, map[string]string{"@fixture/kitchen": "kitchen"})
 			f.IO.SetTTY(tt.tty)
 			bufs.in.WriteString(tt.input)
-			err := runCall(&CallOptions{f: f, Name: "@fixture/kitchen/approve", Args: "{}", Timeout: 5 * time.Second, Yes: tt.yes})
+			err := runCall(t.Context(), &CallOptions{f: f, Name: "@fixture/kitchen/approve", Args: "{}", Timeout: 5 * time.Second, Yes: tt.yes})
 			if tt.wantErr != "" {
 				if err == nil || !contains(err.Error(), tt.wantErr) {
 					t.Fatalf("error = %v, want %q", err, tt.wantErr)

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/spiritagents/spirit/install"
+	"github.com/spiritagents/spirit/internal/termtext"
 	"github.com/spiritagents/spirit/manifest"
 	"github.com/spiritagents/spirit/runtime"
 )
@@ -165,7 +166,7 @@ func runSettings(opts *SettingsOptions) error {
 			b, _ := json.Marshal(v)
 			shown = string(b)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", def.Key, def.Type, shown)
+		termtext.Fprintf(tw, "%s\t%s\t%s\n", def.Key, def.Type, shown)
 	}
 	return tw.Flush()
 }
@@ -269,13 +270,13 @@ func runSecrets(opts *SecretsOptions) error {
 		if err := sec.Set(m, opts.Key, value); err != nil {
 			return hostError(err)
 		}
-		fmt.Fprintf(f.IO.ErrOut, "Stored secret %s of %s.\n", opts.Key, ext.ID)
+		termtext.Fprintf(f.IO.ErrOut, "Stored secret %s of %s.\n", opts.Key, ext.ID)
 		return nil
 	case "delete":
 		if err := sec.Delete(m, opts.Key); err != nil {
 			return hostError(err)
 		}
-		fmt.Fprintf(f.IO.ErrOut, "Deleted secret %s of %s.\n", opts.Key, ext.ID)
+		termtext.Fprintf(f.IO.ErrOut, "Deleted secret %s of %s.\n", opts.Key, ext.ID)
 		return nil
 	}
 	status, err := sec.Status(m)
@@ -286,7 +287,7 @@ func runSecrets(opts *SecretsOptions) error {
 		return writeJSON(f.IO.Out, SecretStatusReport{ID: ext.ID, Slots: status})
 	}
 	if len(m.SecretSlots) == 0 {
-		fmt.Fprintf(f.IO.ErrOut, "%s declares no secret slots.\n", ext.ID)
+		termtext.Fprintf(f.IO.ErrOut, "%s declares no secret slots.\n", ext.ID)
 		return nil
 	}
 	tw := tabwriter.NewWriter(f.IO.Out, 0, 4, 2, ' ', 0)
@@ -295,7 +296,7 @@ func runSecrets(opts *SecretsOptions) error {
 		if status[s.Key] {
 			state = "set"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", s.Key, state, s.Title)
+		termtext.Fprintf(tw, "%s\t%s\t%s\n", s.Key, state, s.Title)
 	}
 	return tw.Flush()
 }
@@ -304,7 +305,7 @@ func runSecrets(opts *SecretsOptions) error {
 // all of standard input (one trailing newline dropped).
 func readSecretValue(f *Factory, key string) (string, error) {
 	if f.IO.IsStdinTTY() {
-		return readMasked(f, fmt.Sprintf("Value for %s: ", key))
+		return f.IO.Prompter().Password("Value for %s: ", key)
 	}
 	b, err := io.ReadAll(io.LimitReader(f.IO.In, 1<<20))
 	if err != nil {

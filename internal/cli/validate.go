@@ -12,18 +12,24 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/spiritagents/spirit/install"
+	"github.com/spiritagents/spirit/internal/iostreams"
+	"github.com/spiritagents/spirit/internal/termtext"
 	"github.com/spiritagents/spirit/manifest"
 )
 
 // ValidateOptions are the inputs of `spirit extension validate`.
 type ValidateOptions struct {
-	f      *Factory
+	IO     *iostreams.IOStreams
+	JSON   bool
 	Paths  []string
 	Strict bool
+	// Host, when set, is the host whose support the packages must declare
+	// (--host or SPIRIT_HOST).
+	Host string
 }
 
 func newCmdValidate(f *Factory, runF func(*ValidateOptions) error) *cobra.Command {
-	opts := &ValidateOptions{f: f}
+	opts := &ValidateOptions{IO: f.IO}
 	cmd := &cobra.Command{
 		Use:   "validate [PATH…]",
 		Short: "Check extension packages and report every problem",
@@ -44,6 +50,14 @@ invalid, 1 when an input cannot be read, 2 on usage errors.`,
 			opts.Paths = args
 			if len(opts.Paths) == 0 {
 				opts.Paths = []string{"."}
+			}
+			opts.JSON = f.Global.JSON
+			if f.Global.Host != "" || f.Getenv("SPIRIT_HOST") != "" {
+				host, err := f.HostKind()
+				if err != nil {
+					return err
+				}
+				opts.Host = string(host)
 			}
 			if runF != nil {
 				return runF(opts)
@@ -72,15 +86,7 @@ func (e *readError) Error() string { return e.err.Error() }
 func (e *readError) Unwrap() error { return e.err }
 
 func runValidate(opts *ValidateOptions) error {
-	f := opts.f
-	mopts := manifest.Options{Strict: opts.Strict}
-	if f.Global.Host != "" || f.Getenv("SPIRIT_HOST") != "" {
-		host, err := f.HostKind()
-		if err != nil {
-			return err
-		}
-		mopts.Host = string(host)
-	}
+	mopts := manifest.Options{Strict: opts.Strict, Host: opts.Host}
 	reports := make([]ValidationReport, 0, len(opts.Paths))
 	unreadable, invalid := 0, 0
 	for _, p := range opts.Paths {
@@ -93,12 +99,12 @@ func runValidate(opts *ValidateOptions) error {
 		}
 		reports = append(reports, rep)
 	}
-	if f.Global.JSON {
-		if err := writeJSON(f.IO.Out, reports); err != nil {
+	if opts.JSON {
+		if err := writeJSON(opts.IO.Out, reports); err != nil {
 			return err
 		}
 	} else {
-		printValidation(f.IO.Out, f.IO.ErrOut, reports)
+		printValidation(opts.IO.Out, opts.IO.ErrOut, reports)
 	}
 	switch {
 	case unreadable > 0:
@@ -114,7 +120,7 @@ func printValidation(out, errOut io.Writer, reports []ValidationReport) {
 	var errs, warns, valid int
 	for _, r := range reports {
 		if r.Error != "" {
-			fmt.Fprintf(errOut, "%s: cannot read: %s\n", r.Path, r.Error)
+			termtext.Fprintf(errOut, "%s: cannot read: %s\n", r.Path, r.Error)
 			continue
 		}
 		for _, p := range r.Problems {
@@ -133,14 +139,14 @@ func printValidation(out, errOut io.Writer, reports []ValidationReport) {
 			if p.Detail != "" {
 				line += " (" + p.Detail + ")"
 			}
-			fmt.Fprintln(out, line)
+			termtext.Fprintln(out, line)
 		}
 		if r.Valid {
 			valid++
-			fmt.Fprintf(out, "%s: ok: %s %s\n", r.Path, r.ID, r.Version)
+			termtext.Fprintf(out, "%s: ok: %s %s\n", r.Path, r.ID, r.Version)
 		}
 	}
-	fmt.Fprintf(out, "%s checked: %d valid, %d invalid, %d unreadable; %s, %s\n",
+	termtext.Fprintf(out, "%s checked: %d valid, %d invalid, %d unreadable; %s, %s\n",
 		plural(len(reports), "package"), valid, countInvalid(reports), countUnreadable(reports),
 		plural(errs, "error"), plural(warns, "warning"))
 }

@@ -1,5 +1,6 @@
 // Package iostreams holds the standard streams of a command and knows
-// whether they are terminals, so commands decide once how to print.
+// whether they are terminals, so commands decide once how to print. It
+// also holds the run's one Prompter and one Progress line.
 package iostreams
 
 import (
@@ -17,6 +18,9 @@ type IOStreams struct {
 	ErrOut io.Writer
 
 	inTTY, outTTY, errTTY bool
+
+	prompter *Prompter
+	progress *Progress
 }
 
 // System returns the process's own streams.

@@ -1,4 +1,6 @@
 // Fixture of the MCP server tests: one tool per behaviour the server maps.
+import net from 'node:net';
+
 const events = [];
 let aborted = 0;
 
@@ -9,13 +11,19 @@ export function activate() {
       fail: () => {
         throw new Error('the fail tool failed');
       },
-      hang: ({ signal }) =>
-        new Promise((resolve) =>
+      // hang waits until cancelled; once it listens for the cancellation it
+      // connects to arguments.notify (host:port), the test's started signal.
+      hang: ({ signal, arguments: args }) =>
+        new Promise((resolve) => {
           signal.addEventListener('abort', () => {
             aborted++;
             resolve('aborted');
-          }),
-        ),
+          });
+          if (args?.notify) {
+            const i = args.notify.lastIndexOf(':');
+            net.connect(Number(args.notify.slice(i + 1)), args.notify.slice(0, i)).on('error', () => {}).end('started');
+          }
+        }),
       state: () => ({ aborted, events }),
       structured: () => ({ n: 7 }),
       approve: () => 'approved',
