@@ -120,11 +120,16 @@ type Failure struct {
 }
 
 // MarshalJSON writes {"extensionId","error"}.
+// A nil Err gives "".
 func (f Failure) MarshalJSON() ([]byte, error) {
+	msg := ""
+	if f.Err != nil {
+		msg = f.Err.Error()
+	}
 	return json.Marshal(struct {
 		ExtensionID string `json:"extensionId"`
 		Error       string `json:"error"`
-	}{f.ExtensionID, f.Err.Error()})
+	}{f.ExtensionID, msg})
 }
 
 // PromptContribution is one extension's system prompt text.
@@ -164,7 +169,15 @@ type Host struct {
 	tools     []toolEntry
 
 	schemaMu sync.Mutex
-	schemas  map[string]*jsonschema.Schema
+	schemas  map[string]*schemaSet // by extension id
+}
+
+// schemaSet is the compiled tool schemas of one install of an extension;
+// a reinstall replaces it, so the cache holds one set per extension.
+type schemaSet struct {
+	installedAt int64
+	dir         string
+	byKey       map[string]*jsonschema.Schema
 }
 
 // slot holds one extension's process; its mutex serialises start and stop.
@@ -202,7 +215,7 @@ func New(opts Options) (*Host, error) {
 		getenv:   opts.Getenv,
 		settings: NewSettings(opts.Paths),
 		slots:    map[string]*slot{},
-		schemas:  map[string]*jsonschema.Schema{},
+		schemas:  map[string]*schemaSet{},
 	}, nil
 }
 
@@ -366,17 +379,24 @@ func marshalIndentNoEscape(raw json.RawMessage) ([]byte, error) {
 	return b.Bytes(), nil
 }
 
-func (h *Host) schema(key string, raw json.RawMessage) (*jsonschema.Schema, error) {
+// schema returns the compiled schema key of ext's install, compiling raw
+// the first time.
+func (h *Host) schema(ext *install.Installed, key string, raw json.RawMessage) (*jsonschema.Schema, error) {
 	h.schemaMu.Lock()
 	defer h.schemaMu.Unlock()
-	if s, ok := h.schemas[key]; ok {
+	set := h.schemas[ext.ID]
+	if set == nil || set.installedAt != ext.InstalledAtUnixMs || set.dir != ext.Dir {
+		set = &schemaSet{installedAt: ext.InstalledAtUnixMs, dir: ext.Dir, byKey: map[string]*jsonschema.Schema{}}
+		h.schemas[ext.ID] = set
+	}
+	if s, ok := set.byKey[key]; ok {
 		return s, nil
 	}
 	s, err := compileSchema(raw)
 	if err != nil {
 		return nil, err
 	}
-	h.schemas[key] = s
+	set.byKey[key] = s
 	return s, nil
 }
 
@@ -412,9 +432,9 @@ func (h *Host) Call(ctx context.Context, req CallRequest) (*Result, error) {
 			return nil, &ArgumentsError{Tool: te.Name, Message: "questionsResult must be a JSON object"}
 		}
 	}
-	key := fmt.Sprintf("%s\x00%d\x00%s", te.ExtensionID, te.ext.InstalledAtUnixMs, te.Name)
+	key := te.ToolName
 	if len(te.InputSchema) > 0 {
-		sch, err := h.schema(key+"\x00in", te.InputSchema)
+		sch, err := h.schema(te.ext, key+"\x00in", te.InputSchema)
 		if err != nil {
 			return nil, &ToolError{ExtensionID: te.ExtensionID, Tool: te.ToolName, Message: "the tool's inputSchema does not compile: " + err.Error()}
 		}
@@ -445,7 +465,7 @@ func (h *Host) Call(ctx context.Context, req CallRequest) (*Result, error) {
 	}
 	res := &Result{Tool: te.Tool, Text: p.mask.string(out.Text)}
 	if len(te.OutputSchema) > 0 {
-		sch, err := h.schema(key+"\x00out", te.OutputSchema)
+		sch, err := h.schema(te.ext, key+"\x00out", te.OutputSchema)
 		if err != nil {
 			return nil, &ToolError{ExtensionID: te.ExtensionID, Tool: te.ToolName, Message: "the tool's outputSchema does not compile: " + err.Error()}
 		}
@@ -482,7 +502,7 @@ func (h *Host) request(ctx context.Context, p *process, op string, d time.Durati
 		}
 		return &ExtensionError{ExtensionID: p.ext.ID, Message: p.mask.string(re.Message)}
 	case errors.Is(err, errConnClosed):
-		return p.exitError()
+		return h.exitError(p)
 	case ctx.Err() == nil && context.Cause(cctx) == errTimedOut:
 		// Mark it stopping now, so the next call starts a fresh process
 		// instead of reaching this one before the kill below begins.

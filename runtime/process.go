@@ -53,18 +53,26 @@ func (p *process) alive() bool {
 	}
 }
 
-// exitError waits briefly for the process to end and describes how it did.
-func (p *process) exitError() error {
+// exitError describes how p ended after its protocol pipe closed. A
+// process that closed the pipe but lives on is stopped first, so the state
+// is read only once the process has been waited for.
+func (h *Host) exitError(p *process) error {
+	state := ""
 	select {
 	case <-p.exited:
-	case <-time.After(2 * time.Second):
+	case <-time.After(exitWait):
+		h.kill(p)
+		state = "closed its protocol pipe; stopped"
 	}
-	state := p.state
 	if state == "" {
-		state = "closed its protocol pipe"
+		state = p.state
 	}
 	return &ExitError{ExtensionID: p.ext.ID, State: state, LogFile: p.log}
 }
+
+// exitWait is how long a process whose protocol pipe closed gets to exit
+// by itself before it is killed.
+const exitWait = 500 * time.Millisecond
 
 // process returns the running process of ext, starting it when there is
 // none, when the old one ended, or when ext was reinstalled since.
