@@ -501,6 +501,11 @@ func (h *Host) request(ctx context.Context, p *process, op string, d time.Durati
 			return re
 		}
 		return &ExtensionError{ExtensionID: p.ext.ID, Message: p.mask.string(re.Message)}
+	case errors.Is(err, ErrMessageTooLarge):
+		if errors.Is(err, errConnClosed) {
+			return &ProtocolError{ExtensionID: p.ext.ID, Err: errors.Unwrap(err)}
+		}
+		return fmt.Errorf("%s of %s: %w", op, p.ext.ID, err)
 	case errors.Is(err, errConnClosed):
 		return h.exitError(p)
 	case ctx.Err() == nil && context.Cause(cctx) == errTimedOut:

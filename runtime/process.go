@@ -29,6 +29,7 @@ type process struct {
 	exited   chan struct{}
 	state    string      // how it ended; set before exited is closed
 	stopping atomic.Bool // a kill is under way; the next use starts anew
+	broken   atomic.Bool // it closed its protocol pipe and was stopped for it
 }
 
 // capabilities is what the runner found in the extension's instance.
@@ -48,26 +49,42 @@ func (p *process) alive() bool {
 	select {
 	case <-p.exited:
 		return false
+	case <-p.conn.done:
+		return false
 	default:
 		return true
 	}
 }
 
-// exitError describes how p ended after its protocol pipe closed. A
-// process that closed the pipe but lives on is stopped first, so the state
-// is read only once the process has been waited for.
+// exitError describes how p ended after its protocol pipe closed. It waits
+// for the process: watch stops one that closed the pipe but lives on, so
+// the state is read only once the process has been waited for.
 func (h *Host) exitError(p *process) error {
-	state := ""
-	select {
-	case <-p.exited:
-	case <-time.After(exitWait):
-		h.kill(p)
+	<-p.exited
+	state := p.state
+	if p.broken.Load() {
 		state = "closed its protocol pipe; stopped"
 	}
-	if state == "" {
-		state = p.state
-	}
 	return &ExitError{ExtensionID: p.ext.ID, State: state, LogFile: p.log}
+}
+
+// watch stops p when its protocol pipe closes while the process lives on
+// (it closed the pipe, or sent a line over the size cap), so no process
+// outlives its connection.
+func (h *Host) watch(p *process) {
+	select {
+	case <-p.exited:
+		return
+	case <-p.conn.done:
+	}
+	p.stopping.Store(true)
+	select {
+	case <-p.exited:
+		return
+	case <-time.After(exitWait):
+	}
+	p.broken.Store(true)
+	h.kill(p)
 }
 
 // exitWait is how long a process whose protocol pipe closed gets to exit
@@ -181,6 +198,7 @@ func (h *Host) start(ctx context.Context, ext *install.Installed, ev *Event) (*p
 		close(p.exited)
 	}()
 	p.conn = newConn(fromChildR, toChildW, h.handler(p))
+	go h.watch(p)
 
 	params := map[string]any{
 		"info": map[string]any{

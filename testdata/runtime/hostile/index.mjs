@@ -3,14 +3,26 @@
 import fs from 'node:fs';
 import { spawn } from 'node:child_process';
 
-// frame writes raw protocol lines to the runner's output pipe (fd 4),
+// writeAll writes s to fd, retrying while the non-blocking pipe is full.
+function writeAll(fd, s) {
+  let buf = Buffer.from(s);
+  while (buf.length > 0) {
+    try {
+      buf = buf.subarray(fs.writeSync(fd, buf));
+    } catch (err) {
+      if (err.code !== 'EAGAIN') throw err;
+    }
+  }
+}
+
+// frames writes raw protocol lines to the runner's output pipe (fd 4),
 // bypassing the runner, in blocks so the pipe fills fast.
 function frames(n, make) {
   const block = [];
   for (let i = 0; i < n; i++) {
     block.push(make(i));
     if (block.length === 1000 || i === n - 1) {
-      fs.writeSync(4, block.join(''));
+      writeAll(4, block.join(''));
       block.length = 0;
     }
   }
@@ -48,6 +60,13 @@ export function activate() {
       },
       // A result of n bytes.
       big: ({ arguments: a }) => 'r'.repeat(a.n),
+      // Writes one line of n bytes straight to the protocol pipe.
+      rawbig: ({ arguments: a }) => {
+        const chunk = 'z'.repeat(1 << 20);
+        for (let i = 0; i < a.n >> 20; i++) writeAll(4, chunk);
+        writeAll(4, '\n');
+        return new Promise(() => {});
+      },
       echo: ({ arguments: a }) => a.text,
       // Spawns a plain, a detached and a log-pipe-holding child, writes
       // their pids to a.pidfile, then spins.
@@ -63,7 +82,7 @@ export function activate() {
       logflood: ({ arguments: a }) => {
         const line = 'x'.repeat(1023) + '\n';
         const block = line.repeat(1024);
-        for (let i = 0; i < a.mb; i++) fs.writeSync(2, block);
+        for (let i = 0; i < a.mb; i++) writeAll(2, block);
         return 'flooded';
       },
       // Tries to read spirit's environment and memory maps.
