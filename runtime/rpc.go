@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"bufio"
+	"bytes"
 	"cmp"
 	"context"
 	"encoding/json"
@@ -75,9 +76,24 @@ type conn struct {
 
 	mu      sync.Mutex
 	nextID  int64
-	pending map[int64]chan *message
+	pending map[int64]chan reply
 	closed  error // why the read side ended; set before done is closed
 	done    chan struct{}
+}
+
+// reply is the runner's answer to one call: its error, or the whole line,
+// from which the caller decodes the result (so a large result is copied
+// once, not first into a json.RawMessage).
+type reply struct {
+	err  *rpcError
+	line []byte
+}
+
+// header is the part of a line that routes it.
+type header struct {
+	ID     *int64    `json:"id"`
+	Method string    `json:"method"`
+	Error  *rpcError `json:"error"`
 }
 
 // frame is one encoded message and the time by which it must be written.
@@ -88,7 +104,7 @@ type frame struct {
 
 func newConn(r io.Reader, w io.WriteCloser, h handlerFunc) *conn {
 	c := &conn{
-		w: w, handler: h, pending: map[int64]chan *message{}, done: make(chan struct{}),
+		w: w, handler: h, pending: map[int64]chan reply{}, done: make(chan struct{}),
 		queue: make(chan frame, writeQueue), quit: make(chan struct{}), inflight: make(chan struct{}, maxInflight),
 	}
 	go c.read(r)
@@ -144,22 +160,28 @@ func (c *conn) readLines(br *bufio.Reader) error {
 		if err != nil {
 			return err
 		}
-		line := chunk
 		if long != nil {
-			line = append(long, chunk...)
+			c.dispatch(append(long, chunk...), true)
 			long = nil
+			continue
 		}
-		c.dispatch(line)
+		c.dispatch(chunk, false)
 	}
 }
 
-func (c *conn) dispatch(line []byte) {
-	m := new(message)
-	if err := json.Unmarshal(line, m); err != nil {
+// dispatch routes one line; owned says the caller may keep line (else it
+// is the reader's buffer and is copied).
+func (c *conn) dispatch(line []byte, owned bool) {
+	var h header
+	if err := json.Unmarshal(line, &h); err != nil {
 		return // not ours to fix; the runner never sends this
 	}
 	switch {
-	case m.Method != "":
+	case h.Method != "":
+		m := new(message)
+		if err := json.Unmarshal(line, m); err != nil {
+			return
+		}
 		select {
 		case c.inflight <- struct{}{}:
 			go c.serve(m)
@@ -169,14 +191,22 @@ func (c *conn) dispatch(line []byte) {
 					Message: fmt.Sprintf("too many requests in flight (at most %d): %s refused", maxInflight, m.Method)}})
 			}
 		}
-	case m.ID != nil:
+	case h.ID != nil:
 		c.mu.Lock()
-		ch := c.pending[*m.ID]
-		delete(c.pending, *m.ID)
+		ch := c.pending[*h.ID]
+		delete(c.pending, *h.ID)
 		c.mu.Unlock()
-		if ch != nil {
-			ch <- m
+		if ch == nil {
+			return
 		}
+		if h.Error != nil {
+			ch <- reply{err: h.Error}
+			return
+		}
+		if !owned {
+			line = bytes.Clone(line)
+		}
+		ch <- reply{line: line}
 	}
 }
 
@@ -260,7 +290,7 @@ func (c *conn) call(ctx context.Context, method string, params, result any) erro
 	if err != nil {
 		return err
 	}
-	ch := make(chan *message, 1)
+	ch := make(chan reply, 1)
 	c.mu.Lock()
 	if c.closed != nil {
 		c.mu.Unlock()
@@ -281,15 +311,18 @@ func (c *conn) call(ctx context.Context, method string, params, result any) erro
 		return fmt.Errorf("%w: %v", errConnClosed, err)
 	}
 	select {
-	case m, ok := <-ch:
+	case r, ok := <-ch:
 		if !ok {
 			return c.closedError()
 		}
-		if m.Error != nil {
-			return m.Error
+		if r.err != nil {
+			return r.err
 		}
-		if result != nil && len(m.Result) > 0 {
-			return json.Unmarshal(m.Result, result)
+		if result != nil {
+			env := struct {
+				Result any `json:"result"`
+			}{result}
+			return json.Unmarshal(r.line, &env)
 		}
 		return nil
 	case <-ctx.Done():
