@@ -57,9 +57,14 @@ type Options struct {
 	NodePath string
 	// Getenv reads the environment; nil means os.Getenv.
 	Getenv func(string) string
-	// Environ is the environment children inherit (after filtering); nil
-	// means os.Environ().
+	// Environ is the environment children get a part of; nil means
+	// os.Environ(). An extension gets only an allow list of it (PATH, HOME,
+	// locale, TZ, TMPDIR, certificate and proxy variables, the proxies
+	// without credentials) and the names ExtraEnv gives for it.
 	Environ []string
+	// ExtraEnv returns the names of further Environ variables extension id
+	// may see (the user's explicit grant); nil means none.
+	ExtraEnv func(id string) []string
 	// Secrets is the secret store; nil means this host stores no secrets
 	// (ctx.secrets.get gives undefined, set fails, as on the reference CLI).
 	Secrets *Secrets

@@ -130,6 +130,22 @@ func (h *Host) nodePath() (string, error) {
 	return h.node, h.nodeErr
 }
 
+// command is the runner's command for ext: node running the embedded
+// runner in the package directory, with the filtered environment, in its
+// own process group.
+func (h *Host) command(node string, ext *install.Installed) *exec.Cmd {
+	cmd := exec.Command(node, "--input-type=module", "--eval", runnerScript)
+	cmd.Dir = ext.Dir
+	var extra []string
+	if h.opts.ExtraEnv != nil {
+		extra = h.opts.ExtraEnv(ext.ID)
+	}
+	cmd.Env = childEnv(h.opts.Environ, extra)
+	cmd.SysProcAttr = sysProcAttr()
+	cmd.WaitDelay = time.Second
+	return cmd
+}
+
 // start runs the runner for ext and activates the extension.
 func (h *Host) start(ctx context.Context, ext *install.Installed, ev *Event) (*process, error) {
 	m := ext.Manifest
@@ -167,12 +183,9 @@ func (h *Host) start(ctx context.Context, ext *install.Installed, ev *Event) (*p
 	}
 	p := &process{ext: ext, mask: &masker{}, log: logPath, exited: make(chan struct{})}
 	p.logw = &maskWriter{m: p.mask, w: logFile}
-	cmd := exec.Command(node, "--input-type=module", "--eval", runnerScript)
-	cmd.Dir = ext.Dir
-	cmd.Env = childEnv(h.opts.Environ)
+	cmd := h.command(node, ext)
 	cmd.Stdout, cmd.Stderr = p.logw, p.logw
 	cmd.ExtraFiles = []*os.File{toChildR, fromChildW}
-	cmd.WaitDelay = time.Second
 	fmt.Fprintf(logFile, "--- %s spirit started %s %s\n", time.Now().UTC().Format(time.RFC3339), ext.ID, m.Version)
 	err = cmd.Start()
 	toChildR.Close()
@@ -231,9 +244,9 @@ func (h *Host) start(ctx context.Context, ext *install.Installed, ev *Event) (*p
 	return p, nil
 }
 
-// stop disposes p (when it has dispose and still runs) and ends it: the
-// runner exits when its input closes; if it has not within DisposeTimeout
-// it gets SIGTERM, and SIGKILL KillGrace later.
+// stop disposes p (when it has dispose and still runs) and ends it with
+// everything it spawned: the runner exits when its input closes; if it has
+// not within DisposeTimeout it is killed (kill).
 func (h *Host) stop(p *process) error {
 	var err error
 	if p.alive() && p.caps.Dispose {
@@ -250,9 +263,13 @@ func (h *Host) stop(p *process) error {
 			err = nil
 		}
 	}
+	// What it spawned goes first: once the runner exits, a detached child
+	// is no longer below it and cannot be found.
+	killDescendants(p.cmd.Process.Pid)
 	_ = p.conn.close()
 	select {
 	case <-p.exited:
+		_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
 		return err
 	case <-time.After(h.opts.DisposeTimeout):
 	}
@@ -260,24 +277,28 @@ func (h *Host) stop(p *process) error {
 	return err
 }
 
-// kill sends SIGTERM and, KillGrace later, SIGKILL.
+// kill ends p and everything it spawned: the processes below it (also
+// those that left its process group) get SIGKILL at once; its process
+// group gets SIGTERM and, KillGrace later, SIGKILL.
 func (h *Host) kill(p *process) {
 	p.stopping.Store(true)
 	_ = p.conn.close()
+	pid := p.cmd.Process.Pid
+	killDescendants(pid)
 	select {
 	case <-p.exited:
+		_ = syscall.Kill(-pid, syscall.SIGKILL)
 		return
 	default:
 	}
-	if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+	if err := syscall.Kill(-pid, syscall.SIGTERM); err != nil {
 		_ = p.cmd.Process.Kill()
 	}
 	select {
 	case <-p.exited:
-		return
 	case <-time.After(h.opts.KillGrace):
 	}
-	_ = p.cmd.Process.Kill()
+	_ = syscall.Kill(-pid, syscall.SIGKILL)
 	<-p.exited
 }
 

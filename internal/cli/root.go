@@ -12,10 +12,14 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/spiritagents/spirit/internal/build"
+	"github.com/spiritagents/spirit/runtime"
 )
 
 // Main runs spirit with the process's arguments and returns the exit code.
 func Main() int {
+	// Before anything reads a token or a secret: extensions run as the same
+	// user and must not read spirit's environment or memory through /proc.
+	_ = runtime.HardenProcess()
 	return Run(NewFactory(), nil)
 }
 
