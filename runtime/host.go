@@ -68,6 +68,8 @@ type Options struct {
 	// Secrets is the secret store; nil means this host stores no secrets
 	// (ctx.secrets.get gives undefined, set fails, as on the reference CLI).
 	Secrets *Secrets
+	// MaxLogSize caps each extension's log file; zero means MaxLogSize.
+	MaxLogSize int64
 	// Timeouts; zero means the default.
 	ActivateTimeout, CallTimeout, DisposeTimeout, KillGrace time.Duration
 }

@@ -252,3 +252,58 @@ func copyFile(src, dst string) error {
 	}
 	return out.Close()
 }
+
+// An extension writing 40 MB to stderr in a burst leaves at most twice the
+// log cap on disk while it runs.
+func TestLogFloodCapped(t *testing.T) {
+	const max = 1 << 20
+	h := hostileHost(t, func(o *Options) { o.MaxLogSize = max; o.CallTimeout = 60 * time.Second })
+	if got, err := callWithin(t, h, 90*time.Second, "@fixture/hostile/logflood", `{"mb":40}`); err != nil || got != "flooded" {
+		t.Fatalf("logflood: %q %v", got, err)
+	}
+	log := h.opts.Paths.LogFile("@fixture/hostile")
+	var total int64
+	for _, p := range []string{log, log + ".1"} {
+		fi, err := os.Stat(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		total += fi.Size()
+	}
+	if total > 2*max {
+		t.Fatalf("logs hold %d bytes, want at most %d", total, 2*max)
+	}
+}
+
+// A secret split across the 64 KiB parts of a long log line is masked, and
+// so is a secret with " and \ inside an object result (JSON-escaped there).
+func TestMaskingStraddleAndEscaped(t *testing.T) {
+	h := hostileHost(t, nil)
+	const secret = `s3cr"et\value-1234`
+	for _, pad := range []int{65536 - 7, 65536 - 1, 2*65536 - 10} {
+		args, _ := json.Marshal(map[string]any{"key": "api-key", "value": secret, "pad": pad})
+		if _, err := call(t, h, "@fixture/hostile/secret", string(args)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := call(t, h, "@fixture/hostile/secretobj", `{"key":"api-key"}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(got, "1234") || !strings.Contains(got, "***") {
+		t.Errorf("object result leaks the secret: %s", got)
+	}
+	if err := h.Close(); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(h.opts.Paths.LogFile("@fixture/hostile"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(b), "value-1234"); n > 0 {
+		t.Errorf("the log holds the secret %d times", n)
+	}
+	if n := strings.Count(string(b), "***"); n != 3 {
+		t.Errorf("the log holds %d masks, want 3", n)
+	}
+}

@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -164,8 +165,7 @@ func (h *Host) start(ctx context.Context, ext *install.Installed, ev *Event) (*p
 	if err := os.MkdirAll(filepath.Dir(logPath), 0o700); err != nil {
 		return nil, err
 	}
-	rotateLog(logPath)
-	logFile, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	logFile, err := openLog(logPath, cmp.Or(h.opts.MaxLogSize, MaxLogSize))
 	if err != nil {
 		return nil, err
 	}
@@ -419,15 +419,4 @@ func orderedObject(raw json.RawMessage) ([]string, map[string]any, error) {
 		values[k] = v
 	}
 	return keys, values, nil
-}
-
-// MaxLogSize is the size past which an extension's log is moved aside to
-// "<log>.1" (replacing the previous one) when its process next starts, so
-// logs take at most about twice this much.
-const MaxLogSize = 10 << 20
-
-func rotateLog(path string) {
-	if fi, err := os.Stat(path); err == nil && fi.Size() > MaxLogSize {
-		_ = os.Rename(path, path+".1")
-	}
 }
