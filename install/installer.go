@@ -20,6 +20,7 @@ import (
 	"github.com/gofrs/flock"
 
 	"github.com/spiritagents/spirit/internal/atomicfile"
+	"github.com/spiritagents/spirit/manifest"
 	"github.com/spiritagents/spirit/paths"
 )
 
@@ -90,6 +91,9 @@ type Request struct {
 	// ExpectName and ExpectVersion, when set, must equal the package's.
 	ExpectName    string
 	ExpectVersion string
+	// Check, when set, is called with the incoming manifest under the
+	// lock, before anything is written; its error aborts the install.
+	Check func(m *manifest.Manifest) error
 }
 
 // Result is a finished install.
@@ -228,6 +232,11 @@ func (in *Installer) Install(ctx context.Context, req Request) (*Result, error) 
 	if req.ExpectVersion != "" && m.Version != req.ExpectVersion {
 		return nil, fmt.Errorf("%w: %s has version %q, expected %q", ErrIdentity, m.ID, m.Version, req.ExpectVersion)
 	}
+	if req.Check != nil {
+		if err := req.Check(m); err != nil {
+			return nil, err
+		}
+	}
 
 	target := p.PackageDir(m.ID)
 	previous := ""
@@ -285,7 +294,13 @@ func (in *Installer) Install(ctx context.Context, req Request) (*Result, error) 
 		Source: req.Source, ArchiveFileName: entry.ArchiveFileName, ResolvedURL: req.ResolvedURL,
 		Integrity: integrity, ManifestDigest: bytesSRI(data), GrantedCapabilities: m.RequestedCapabilities,
 		MarketplaceID: req.MarketplaceID, Channel: req.Channel, ReviewStatus: req.ReviewStatus,
-		InstalledAtUnixMs: now,
+		InstalledAtUnixMs: now, FirstInstalledAtUnixMs: now,
+	}
+	switch {
+	case exists && oldRecord != nil && oldRecord.FirstInstalledAtUnixMs != 0:
+		rec.FirstInstalledAtUnixMs = oldRecord.FirstInstalledAtUnixMs
+	case exists && oldEntry != nil && oldEntry.InstalledAtUnixMs != 0:
+		rec.FirstInstalledAtUnixMs = oldEntry.InstalledAtUnixMs
 	}
 	if err := in.writeRecords(reg, recs, entry, rec); err != nil {
 		return nil, err
