@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
@@ -378,14 +379,95 @@ func (h *Host) resolve(name string) (*toolEntry, error) {
 	return nil, &UnknownToolError{Name: name}
 }
 
-// ApprovalPrompt is the reference's confirmation text for a need-approval tool.
+// ApprovalPrompt is the reference's confirmation text for a need-approval
+// tool, with one deliberate difference: the reference cuts the whole
+// argument text at 1200 code points without a mark, so a long first value
+// can hide a later key; here every key is shown and each string longer
+// than maxPromptValue code points is cut with "… (N more characters)".
 func ApprovalPrompt(t Tool, args json.RawMessage) string {
 	pretty := string(args)
-	if b, err := marshalIndentNoEscape(args); err == nil {
-		pretty = string(b)
+	if short, err := shortenValues(args); err == nil {
+		if b, err := marshalIndentNoEscape(short); err == nil {
+			pretty = string(b)
+		}
 	}
 	return "Extension tool requires confirmation\nExtension: " + t.ExtensionID + "\nTool: " + t.ToolName +
-		"\n\nArguments\n" + firstRunes(pretty, 1200)
+		"\n\nArguments\n" + pretty
+}
+
+// maxPromptValue is how many code points of one string value the approval
+// prompt shows.
+const maxPromptValue = 300
+
+// shortenValues returns the JSON value raw with every string (key or
+// value, at any depth) over maxPromptValue code points cut with a visible
+// mark, keeping the order of keys.
+func shortenValues(raw json.RawMessage) (json.RawMessage, error) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 {
+		return nil, errors.New("empty JSON value")
+	}
+	switch raw[0] {
+	case '{', '[':
+		dec := json.NewDecoder(bytes.NewReader(raw))
+		open, _ := dec.Token()
+		var b bytes.Buffer
+		b.WriteByte(raw[0])
+		for i := 0; dec.More(); i++ {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			if open == json.Delim('{') {
+				tok, err := dec.Token()
+				if err != nil {
+					return nil, err
+				}
+				key, ok := tok.(string)
+				if !ok {
+					return nil, errors.New("object key is not a string")
+				}
+				b.Write(shortString(key))
+				b.WriteByte(':')
+			}
+			var v json.RawMessage
+			if err := dec.Decode(&v); err != nil {
+				return nil, err
+			}
+			sv, err := shortenValues(v)
+			if err != nil {
+				return nil, err
+			}
+			b.Write(sv)
+		}
+		if _, err := dec.Token(); err != nil {
+			return nil, err
+		}
+		b.WriteByte(map[byte]byte{'{': '}', '[': ']'}[raw[0]])
+		return b.Bytes(), nil
+	case '"':
+		var str string
+		if err := json.Unmarshal(raw, &str); err != nil {
+			return nil, err
+		}
+		if utf8.RuneCountInString(str) <= maxPromptValue {
+			return raw, nil
+		}
+		return shortString(str), nil
+	}
+	return raw, nil
+}
+
+// shortString is s as a JSON string, cut to maxPromptValue code points
+// with a mark saying how many more there are.
+func shortString(s string) []byte {
+	if n := utf8.RuneCountInString(s); n > maxPromptValue {
+		s = firstRunes(s, maxPromptValue) + fmt.Sprintf("… (%d more characters)", n-maxPromptValue)
+	}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(s)
+	return bytes.TrimSpace(b.Bytes())
 }
 
 // QuestionsTitle is the title of a need-questions tool's question.
