@@ -100,8 +100,8 @@ func TestHostErrorCode(t *testing.T) {
 	}
 }
 
-// callWithin runs a call and fails the test if it has not returned within
-// d (the call wedged).
+// callWithin runs a call and returns an error saying it wedged if it has
+// not returned within d. It may run outside the test's goroutine.
 func callWithin(t *testing.T, h *Host, d time.Duration, name, args string) (string, error) {
 	t.Helper()
 	type answer struct {
@@ -121,8 +121,7 @@ func callWithin(t *testing.T, h *Host, d time.Duration, name, args string) (stri
 	case a := <-done:
 		return a.text, a.err
 	case <-time.After(d):
-		t.Fatalf("call %s did not return within %s", name, d)
-		return "", nil
+		return "", fmt.Errorf("call %s wedged: it did not return within %s", name, d)
 	}
 }
 
@@ -133,7 +132,7 @@ func TestClosedPipeRestarts(t *testing.T) {
 	if _, err := call(t, h, "@fixture/hostile/closepipe", ""); err == nil {
 		t.Fatal("closepipe succeeded")
 	}
-	if got, err := callWithin(t, h, 5*time.Second, "@fixture/hostile/echo", `{"text":"back"}`); err != nil || got != "back" {
+	if got, err := callWithin(t, h, 10*time.Second, "@fixture/hostile/echo", `{"text":"back"}`); err != nil || got != "back" {
 		t.Fatalf("next call: %q %v", got, err)
 	}
 }
@@ -147,11 +146,11 @@ func TestTimeoutWithFullPipe(t *testing.T) {
 	}
 	spun := make(chan error, 1)
 	go func() {
-		_, err := callWithin(t, h, 5*time.Second, "@fixture/hostile/spin", "")
+		_, err := callWithin(t, h, 8*time.Second, "@fixture/hostile/spin", "")
 		spun <- err
 	}()
 	big := `{"text":"` + strings.Repeat("a", 200<<10) + `"}`
-	_, err := callWithin(t, h, 5*time.Second, "@fixture/hostile/echo", big)
+	_, err := callWithin(t, h, 8*time.Second, "@fixture/hostile/echo", big)
 	// The echo times out, or fails when the spin's timeout kills the process.
 	var te *TimeoutError
 	var xe *ExitError
@@ -168,12 +167,12 @@ func TestTimeoutWithFullPipe(t *testing.T) {
 // gets a fresh process.
 func TestTimeoutAfterForgedFrames(t *testing.T) {
 	h := hostileHost(t, nil)
-	_, err := callWithin(t, h, 5*time.Second, "@fixture/hostile/forge", `{"n":20000,"ms":60000}`)
+	_, err := callWithin(t, h, 12*time.Second, "@fixture/hostile/forge", `{"n":20000,"ms":60000}`)
 	var te *TimeoutError
 	if !errors.As(err, &te) {
 		t.Fatalf("forge: %v", err)
 	}
-	if got, err := callWithin(t, h, 5*time.Second, "@fixture/hostile/echo", `{"text":"back"}`); err != nil || got != "back" {
+	if got, err := callWithin(t, h, 10*time.Second, "@fixture/hostile/echo", `{"text":"back"}`); err != nil || got != "back" {
 		t.Fatalf("next call: %q %v", got, err)
 	}
 }
@@ -187,7 +186,7 @@ func TestOversizeFrame(t *testing.T) {
 	if !errors.As(err, &pe) || !errors.Is(err, ErrMessageTooLarge) {
 		t.Fatalf("rawbig: %v", err)
 	}
-	if got, err := callWithin(t, h, 5*time.Second, "@fixture/hostile/echo", `{"text":"back"}`); err != nil || got != "back" {
+	if got, err := callWithin(t, h, 10*time.Second, "@fixture/hostile/echo", `{"text":"back"}`); err != nil || got != "back" {
 		t.Fatalf("next call: %q %v", got, err)
 	}
 	// A result over the cap that goes through the runner is refused there:
