@@ -154,19 +154,31 @@ func (c *conn) readLines(br *bufio.Reader) error {
 			return fmt.Errorf("%w: the extension sent a line of more than %d bytes", ErrMessageTooLarge, maxMessage)
 		}
 		if errors.Is(err, bufio.ErrBufferFull) {
-			long = append(long, chunk...)
+			long = appendGrow(long, chunk)
 			continue
 		}
 		if err != nil {
 			return err
 		}
 		if long != nil {
-			c.dispatch(append(long, chunk...), true)
+			c.dispatch(appendGrow(long, chunk), true)
 			long = nil
 			continue
 		}
 		c.dispatch(chunk, false)
 	}
+}
+
+// appendGrow appends chunk to buf, doubling its capacity when it must
+// grow (append grows large slices by a quarter, which for a 60 MB line
+// leaves several times that in garbage copies), up to the line cap.
+func appendGrow(buf, chunk []byte) []byte {
+	if need := len(buf) + len(chunk); need > cap(buf) {
+		grown := make([]byte, len(buf), min(max(2*cap(buf), need, 256<<10), maxMessage+1))
+		copy(grown, buf)
+		buf = grown
+	}
+	return append(buf, chunk...)
 }
 
 // dispatch routes one line; owned says the caller may keep line (else it
