@@ -261,6 +261,10 @@ func TestLogFloodCapped(t *testing.T) {
 	if got, err := callWithin(t, h, 90*time.Second, "@fixture/hostile/logflood", `{"mb":40}`); err != nil || got != "flooded" {
 		t.Fatalf("logflood: %q %v", got, err)
 	}
+	// The log is written after the result; Close waits for the writer.
+	if err := h.Close(); err != nil {
+		t.Fatal(err)
+	}
 	log := h.opts.Paths.LogFile("@fixture/hostile")
 	var total int64
 	for _, p := range []string{log, log + ".1"} {
