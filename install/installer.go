@@ -21,6 +21,7 @@ import (
 	"github.com/gofrs/flock"
 
 	"github.com/spiritagents/spirit/internal/atomicfile"
+	"github.com/spiritagents/spirit/manifest"
 	"github.com/spiritagents/spirit/paths"
 )
 
@@ -99,6 +100,9 @@ type Request struct {
 	// other install is refused with a *ForeignInstallError. It is checked
 	// under the lock.
 	Owner *MarketplaceOrigin
+	// Check, when set, is called with the incoming manifest under the
+	// lock, before anything is written; its error aborts the install.
+	Check func(m *manifest.Manifest) error
 }
 
 // Result is a finished install.
@@ -256,6 +260,11 @@ func (in *Installer) Install(ctx context.Context, req Request) (*Result, error) 
 	if req.ExpectVersion != "" && m.Version != req.ExpectVersion {
 		return nil, fmt.Errorf("%w: %s has version %q, expected %q", ErrIdentity, m.ID, m.Version, req.ExpectVersion)
 	}
+	if req.Check != nil {
+		if err := req.Check(m); err != nil {
+			return nil, err
+		}
+	}
 
 	target := p.PackageDir(m.ID)
 	previous := ""
@@ -317,7 +326,13 @@ func (in *Installer) Install(ctx context.Context, req Request) (*Result, error) 
 		Source: recordedURL(req.Source), ArchiveFileName: entry.ArchiveFileName, ResolvedURL: recordedURL(req.ResolvedURL),
 		Integrity: integrity, ManifestDigest: bytesSRI(data), GrantedCapabilities: m.RequestedCapabilities,
 		MarketplaceIndex: req.MarketplaceIndex, MarketplaceID: req.MarketplaceID, Channel: req.Channel, ReviewStatus: req.ReviewStatus,
-		InstalledAtUnixMs: now,
+		InstalledAtUnixMs: now, FirstInstalledAtUnixMs: now,
+	}
+	switch {
+	case exists && oldRecord != nil && oldRecord.FirstInstalledAtUnixMs != 0:
+		rec.FirstInstalledAtUnixMs = oldRecord.FirstInstalledAtUnixMs
+	case exists && oldEntry != nil && oldEntry.InstalledAtUnixMs != 0:
+		rec.FirstInstalledAtUnixMs = oldEntry.InstalledAtUnixMs
 	}
 	if err := in.writeRecords(reg, recs, entry, rec); err != nil {
 		return nil, err

@@ -132,6 +132,9 @@ type Record struct {
 	Channel           string `json:"channel,omitempty"`
 	ReviewStatus      string `json:"reviewStatus,omitempty"`
 	InstalledAtUnixMs int64  `json:"installedAtUnixMs"`
+	// FirstInstalledAtUnixMs is when the id was first installed; replaces
+	// and updates keep it (the runtime gives colliding tool names by it).
+	FirstInstalledAtUnixMs int64 `json:"firstInstalledAtUnixMs,omitempty"`
 }
 
 type recordsFile struct {

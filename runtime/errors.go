@@ -127,3 +127,22 @@ func (e *ApprovalError) Error() string {
 	}
 	return fmt.Sprintf("tool %s needs approval before it runs", e.Tool.Name)
 }
+
+// ErrMessageTooLarge means a protocol message is larger than the 64 MiB a
+// line may hold, in either direction.
+var ErrMessageTooLarge = errors.New("protocol message larger than 64 MiB")
+
+// ProtocolError says an extension broke the runner protocol (it sent a
+// message over the size cap). The process is stopped; the next use starts
+// a new one.
+type ProtocolError struct {
+	ExtensionID string
+	Err         error
+}
+
+func (e *ProtocolError) Error() string {
+	return fmt.Sprintf("extension %s broke the protocol (%v); it was stopped and starts again on its next use", e.ExtensionID, e.Err)
+}
+
+// Unwrap returns the cause, so errors.Is(err, ErrMessageTooLarge) holds.
+func (e *ProtocolError) Unwrap() error { return e.Err }

@@ -54,6 +54,7 @@ func newTestHost(t testing.TB, p *paths.Paths, mod func(*Options)) *Host {
 		Paths:           p,
 		Secrets:         fileSecrets(t),
 		Environ:         append(os.Environ(), "MY_API_TOKEN=tok-123456", "SPIRIT_TEST_PLAIN=visible"),
+		ExtraEnv:        func(string) []string { return []string{"SPIRIT_TEST_PLAIN", "SPIRIT_TEST_DISPOSE_MARKER"} },
 		ActivateTimeout: 5 * time.Second,
 		CallTimeout:     5 * time.Second,
 		DisposeTimeout:  time.Second,

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
@@ -57,12 +58,19 @@ type Options struct {
 	NodePath string
 	// Getenv reads the environment; nil means os.Getenv.
 	Getenv func(string) string
-	// Environ is the environment children inherit (after filtering); nil
-	// means os.Environ().
+	// Environ is the environment children get a part of; nil means
+	// os.Environ(). An extension gets only an allow list of it (PATH, HOME,
+	// locale, TZ, TMPDIR, certificate and proxy variables, the proxies
+	// without credentials) and the names ExtraEnv gives for it.
 	Environ []string
+	// ExtraEnv returns the names of further Environ variables extension id
+	// may see (the user's explicit grant); nil means none.
+	ExtraEnv func(id string) []string
 	// Secrets is the secret store; nil means this host stores no secrets
 	// (ctx.secrets.get gives undefined, set fails, as on the reference CLI).
 	Secrets *Secrets
+	// MaxLogSize caps each extension's log file; zero means MaxLogSize.
+	MaxLogSize int64
 	// Timeouts; zero means the default.
 	ActivateTimeout, CallTimeout, DisposeTimeout, KillGrace time.Duration
 }
@@ -120,11 +128,16 @@ type Failure struct {
 }
 
 // MarshalJSON writes {"extensionId","error"}.
+// A nil Err gives "".
 func (f Failure) MarshalJSON() ([]byte, error) {
+	msg := ""
+	if f.Err != nil {
+		msg = f.Err.Error()
+	}
 	return json.Marshal(struct {
 		ExtensionID string `json:"extensionId"`
 		Error       string `json:"error"`
-	}{f.ExtensionID, f.Err.Error()})
+	}{f.ExtensionID, msg})
 }
 
 // PromptContribution is one extension's system prompt text.
@@ -164,7 +177,15 @@ type Host struct {
 	tools     []toolEntry
 
 	schemaMu sync.Mutex
-	schemas  map[string]*jsonschema.Schema
+	schemas  map[string]*schemaSet // by extension id
+}
+
+// schemaSet is the compiled tool schemas of one install of an extension;
+// a reinstall replaces it, so the cache holds one set per extension.
+type schemaSet struct {
+	installedAt int64
+	dir         string
+	byKey       map[string]*jsonschema.Schema
 }
 
 // slot holds one extension's process; its mutex serialises start and stop.
@@ -202,7 +223,7 @@ func New(opts Options) (*Host, error) {
 		getenv:   opts.Getenv,
 		settings: NewSettings(opts.Paths),
 		slots:    map[string]*slot{},
-		schemas:  map[string]*jsonschema.Schema{},
+		schemas:  map[string]*schemaSet{},
 	}, nil
 }
 
@@ -269,8 +290,11 @@ func exposes(m *manifest.Manifest) bool {
 	return m != nil && m.Main != "" && m.HasCapability(CapToolDefinitions) && m.HasCapability(CapToolExecution)
 }
 
-// exposedTools names every exposed tool; names are given in byte order of
-// extension id, then manifest order, and returned in list order.
+// exposedTools names every exposed tool; names are given in install order
+// (the earliest installed first, then byte order of id), then manifest
+// order, so among colliding extensions the one installed first keeps the
+// bare names and an install never moves a name to the newcomer. They are
+// returned in list order.
 func exposedTools(exts []install.Installed) []toolEntry {
 	order := make([]int, 0, len(exts))
 	for i := range exts {
@@ -278,11 +302,13 @@ func exposedTools(exts []install.Installed) []toolEntry {
 			order = append(order, i)
 		}
 	}
-	byID := slices.Clone(order)
-	slices.SortStableFunc(byID, func(a, b int) int { return strings.Compare(exts[a].ID, exts[b].ID) })
+	byAge := slices.Clone(order)
+	slices.SortStableFunc(byAge, func(a, b int) int {
+		return cmp.Or(cmp.Compare(firstInstalled(&exts[a]), firstInstalled(&exts[b])), strings.Compare(exts[a].ID, exts[b].ID))
+	})
 	names := map[int][]string{}
 	used := map[string]bool{}
-	for _, i := range byID {
+	for _, i := range byAge {
 		for _, t := range exts[i].Manifest.Tools() {
 			names[i] = append(names[i], uniqueName(BaseInvocationName(exts[i].ID, t.Name), used))
 		}
@@ -305,6 +331,16 @@ func exposedTools(exts []install.Installed) []toolEntry {
 		}
 	}
 	return out
+}
+
+// firstInstalled is when ext was first installed, as far as the records
+// tell: spirit's record keeps it across replaces; an install by the apps
+// has only its latest install time.
+func firstInstalled(ext *install.Installed) int64 {
+	if ext.Record != nil && ext.Record.FirstInstalledAtUnixMs != 0 {
+		return ext.Record.FirstInstalledAtUnixMs
+	}
+	return ext.InstalledAtUnixMs
 }
 
 // Tools returns the model-facing tools in list order, then manifest order.
@@ -343,14 +379,95 @@ func (h *Host) resolve(name string) (*toolEntry, error) {
 	return nil, &UnknownToolError{Name: name}
 }
 
-// ApprovalPrompt is the reference's confirmation text for a need-approval tool.
+// ApprovalPrompt is the reference's confirmation text for a need-approval
+// tool, with one deliberate difference: the reference cuts the whole
+// argument text at 1200 code points without a mark, so a long first value
+// can hide a later key; here every key is shown and each string longer
+// than maxPromptValue code points is cut with "… (N more characters)".
 func ApprovalPrompt(t Tool, args json.RawMessage) string {
 	pretty := string(args)
-	if b, err := marshalIndentNoEscape(args); err == nil {
-		pretty = string(b)
+	if short, err := shortenValues(args); err == nil {
+		if b, err := marshalIndentNoEscape(short); err == nil {
+			pretty = string(b)
+		}
 	}
 	return "Extension tool requires confirmation\nExtension: " + t.ExtensionID + "\nTool: " + t.ToolName +
-		"\n\nArguments\n" + firstRunes(pretty, 1200)
+		"\n\nArguments\n" + pretty
+}
+
+// maxPromptValue is how many code points of one string value the approval
+// prompt shows.
+const maxPromptValue = 300
+
+// shortenValues returns the JSON value raw with every string (key or
+// value, at any depth) over maxPromptValue code points cut with a visible
+// mark, keeping the order of keys.
+func shortenValues(raw json.RawMessage) (json.RawMessage, error) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 {
+		return nil, errors.New("empty JSON value")
+	}
+	switch raw[0] {
+	case '{', '[':
+		dec := json.NewDecoder(bytes.NewReader(raw))
+		open, _ := dec.Token()
+		var b bytes.Buffer
+		b.WriteByte(raw[0])
+		for i := 0; dec.More(); i++ {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			if open == json.Delim('{') {
+				tok, err := dec.Token()
+				if err != nil {
+					return nil, err
+				}
+				key, ok := tok.(string)
+				if !ok {
+					return nil, errors.New("object key is not a string")
+				}
+				b.Write(shortString(key))
+				b.WriteByte(':')
+			}
+			var v json.RawMessage
+			if err := dec.Decode(&v); err != nil {
+				return nil, err
+			}
+			sv, err := shortenValues(v)
+			if err != nil {
+				return nil, err
+			}
+			b.Write(sv)
+		}
+		if _, err := dec.Token(); err != nil {
+			return nil, err
+		}
+		b.WriteByte(map[byte]byte{'{': '}', '[': ']'}[raw[0]])
+		return b.Bytes(), nil
+	case '"':
+		var str string
+		if err := json.Unmarshal(raw, &str); err != nil {
+			return nil, err
+		}
+		if utf8.RuneCountInString(str) <= maxPromptValue {
+			return raw, nil
+		}
+		return shortString(str), nil
+	}
+	return raw, nil
+}
+
+// shortString is s as a JSON string, cut to maxPromptValue code points
+// with a mark saying how many more there are.
+func shortString(s string) []byte {
+	if n := utf8.RuneCountInString(s); n > maxPromptValue {
+		s = firstRunes(s, maxPromptValue) + fmt.Sprintf("… (%d more characters)", n-maxPromptValue)
+	}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(s)
+	return bytes.TrimSpace(b.Bytes())
 }
 
 // QuestionsTitle is the title of a need-questions tool's question.
@@ -366,17 +483,24 @@ func marshalIndentNoEscape(raw json.RawMessage) ([]byte, error) {
 	return b.Bytes(), nil
 }
 
-func (h *Host) schema(key string, raw json.RawMessage) (*jsonschema.Schema, error) {
+// schema returns the compiled schema key of ext's install, compiling raw
+// the first time.
+func (h *Host) schema(ext *install.Installed, key string, raw json.RawMessage) (*jsonschema.Schema, error) {
 	h.schemaMu.Lock()
 	defer h.schemaMu.Unlock()
-	if s, ok := h.schemas[key]; ok {
+	set := h.schemas[ext.ID]
+	if set == nil || set.installedAt != ext.InstalledAtUnixMs || set.dir != ext.Dir {
+		set = &schemaSet{installedAt: ext.InstalledAtUnixMs, dir: ext.Dir, byKey: map[string]*jsonschema.Schema{}}
+		h.schemas[ext.ID] = set
+	}
+	if s, ok := set.byKey[key]; ok {
 		return s, nil
 	}
 	s, err := compileSchema(raw)
 	if err != nil {
 		return nil, err
 	}
-	h.schemas[key] = s
+	set.byKey[key] = s
 	return s, nil
 }
 
@@ -412,9 +536,9 @@ func (h *Host) Call(ctx context.Context, req CallRequest) (*Result, error) {
 			return nil, &ArgumentsError{Tool: te.Name, Message: "questionsResult must be a JSON object"}
 		}
 	}
-	key := fmt.Sprintf("%s\x00%d\x00%s", te.ExtensionID, te.ext.InstalledAtUnixMs, te.Name)
+	key := te.ToolName
 	if len(te.InputSchema) > 0 {
-		sch, err := h.schema(key+"\x00in", te.InputSchema)
+		sch, err := h.schema(te.ext, key+"\x00in", te.InputSchema)
 		if err != nil {
 			return nil, &ToolError{ExtensionID: te.ExtensionID, Tool: te.ToolName, Message: "the tool's inputSchema does not compile: " + err.Error()}
 		}
@@ -445,7 +569,7 @@ func (h *Host) Call(ctx context.Context, req CallRequest) (*Result, error) {
 	}
 	res := &Result{Tool: te.Tool, Text: p.mask.string(out.Text)}
 	if len(te.OutputSchema) > 0 {
-		sch, err := h.schema(key+"\x00out", te.OutputSchema)
+		sch, err := h.schema(te.ext, key+"\x00out", te.OutputSchema)
 		if err != nil {
 			return nil, &ToolError{ExtensionID: te.ExtensionID, Tool: te.ToolName, Message: "the tool's outputSchema does not compile: " + err.Error()}
 		}
@@ -481,8 +605,13 @@ func (h *Host) request(ctx context.Context, p *process, op string, d time.Durati
 			return re
 		}
 		return &ExtensionError{ExtensionID: p.ext.ID, Message: p.mask.string(re.Message)}
+	case errors.Is(err, ErrMessageTooLarge):
+		if errors.Is(err, errConnClosed) {
+			return &ProtocolError{ExtensionID: p.ext.ID, Err: errors.Unwrap(err)}
+		}
+		return fmt.Errorf("%s of %s: %w", op, p.ext.ID, err)
 	case errors.Is(err, errConnClosed):
-		return p.exitError()
+		return h.exitError(p)
 	case ctx.Err() == nil && context.Cause(cctx) == errTimedOut:
 		// Mark it stopping now, so the next call starts a fresh process
 		// instead of reaching this one before the kill below begins.

@@ -142,7 +142,7 @@ func TestHost(t *testing.T) {
 		}
 	})
 
-	t.Run("collision suffix in byte order of id", func(t *testing.T) {
+	t.Run("collision suffix by install order, then byte order of id", func(t *testing.T) {
 		tools, err := h.Tools(ctx)
 		if err != nil {
 			t.Fatal(err)

@@ -3,8 +3,11 @@ package runtime
 import (
 	"crypto/sha1"
 	"encoding/hex"
+	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/spiritagents/spirit/install"
 )
 
 // maxInvocationName is the reference's EXTENSION_TOOL_INVOCATION_NAME_MAX_LENGTH.
@@ -70,4 +73,46 @@ func uniqueName(base string, used map[string]bool) string {
 	}
 	used[name] = true
 	return name
+}
+
+// invocationPrefix is the sanitised id as it appears in every invocation
+// name of the extension's tools ("extension__{E}__").
+func invocationPrefix(id string) string {
+	return firstRunes(sanitize(id), 16)
+}
+
+// NameCollision reports an installed extension other than newID whose
+// tools would get the same invocation-name prefix as newID's
+// (extension__{E}__…), so that tools of the same name would collide. The
+// install command refuses such an install unless the user allows it:
+// among colliding extensions the one installed first keeps the bare names
+// and the newcomer gets the "__1" suffixes, but a user or model that knew
+// the old names could still be misled.
+//
+// A newID that is installed already (a replace or update) collides with
+// nothing new and is not reported.
+func NameCollision(installed []install.Installed, newID string) (other string, ok bool) {
+	prefix := invocationPrefix(newID)
+	for _, in := range installed {
+		if in.ID == newID {
+			return "", false
+		}
+	}
+	for _, in := range installed {
+		if in.ID != newID && invocationPrefix(in.ID) == prefix {
+			return in.ID, true
+		}
+	}
+	return "", false
+}
+
+// NameCollisionError says an install was refused because its tools would
+// share invocation names with an installed extension's.
+type NameCollisionError struct {
+	ID, Installed string
+}
+
+func (e *NameCollisionError) Error() string {
+	return fmt.Sprintf("the tools of %s would share invocation names (extension__%s__…) with the installed %s",
+		e.ID, invocationPrefix(e.ID), e.Installed)
 }

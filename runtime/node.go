@@ -11,6 +11,10 @@ import (
 // exitNodeTooOld is the runner's exit code when Node.js is older than 18.
 const exitNodeTooOld = 78
 
+// exitProtocol is the runner's exit code when the host broke the protocol
+// (a line over the size cap).
+const exitProtocol = 76
+
 // findNode returns the Node.js executable: explicit, else SPIRIT_NODE, else
 // "node" on PATH.
 func findNode(explicit string, getenv func(string) string) (string, error) {

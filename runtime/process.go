@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -29,6 +30,7 @@ type process struct {
 	exited   chan struct{}
 	state    string      // how it ended; set before exited is closed
 	stopping atomic.Bool // a kill is under way; the next use starts anew
+	broken   atomic.Bool // it closed its protocol pipe and was stopped for it
 }
 
 // capabilities is what the runner found in the extension's instance.
@@ -48,23 +50,47 @@ func (p *process) alive() bool {
 	select {
 	case <-p.exited:
 		return false
+	case <-p.conn.done:
+		return false
 	default:
 		return true
 	}
 }
 
-// exitError waits briefly for the process to end and describes how it did.
-func (p *process) exitError() error {
-	select {
-	case <-p.exited:
-	case <-time.After(2 * time.Second):
-	}
+// exitError describes how p ended after its protocol pipe closed. It waits
+// for the process: watch stops one that closed the pipe but lives on, so
+// the state is read only once the process has been waited for.
+func (h *Host) exitError(p *process) error {
+	<-p.exited
 	state := p.state
-	if state == "" {
-		state = "closed its protocol pipe"
+	if p.broken.Load() {
+		state = "closed its protocol pipe; stopped"
 	}
 	return &ExitError{ExtensionID: p.ext.ID, State: state, LogFile: p.log}
 }
+
+// watch stops p when its protocol pipe closes while the process lives on
+// (it closed the pipe, or sent a line over the size cap), so no process
+// outlives its connection.
+func (h *Host) watch(p *process) {
+	select {
+	case <-p.exited:
+		return
+	case <-p.conn.done:
+	}
+	p.stopping.Store(true)
+	select {
+	case <-p.exited:
+		return
+	case <-time.After(exitWait):
+	}
+	p.broken.Store(true)
+	h.kill(p)
+}
+
+// exitWait is how long a process whose protocol pipe closed gets to exit
+// by itself before it is killed.
+const exitWait = 500 * time.Millisecond
 
 // process returns the running process of ext, starting it when there is
 // none, when the old one ended, or when ext was reinstalled since.
@@ -105,6 +131,22 @@ func (h *Host) nodePath() (string, error) {
 	return h.node, h.nodeErr
 }
 
+// command is the runner's command for ext: node running the embedded
+// runner in the package directory, with the filtered environment, in its
+// own process group.
+func (h *Host) command(node string, ext *install.Installed) *exec.Cmd {
+	cmd := exec.Command(node, "--input-type=module", "--eval", runnerScript)
+	cmd.Dir = ext.Dir
+	var extra []string
+	if h.opts.ExtraEnv != nil {
+		extra = h.opts.ExtraEnv(ext.ID)
+	}
+	cmd.Env = childEnv(h.opts.Environ, extra)
+	cmd.SysProcAttr = sysProcAttr()
+	cmd.WaitDelay = time.Second
+	return cmd
+}
+
 // start runs the runner for ext and activates the extension.
 func (h *Host) start(ctx context.Context, ext *install.Installed, ev *Event) (*process, error) {
 	m := ext.Manifest
@@ -123,8 +165,7 @@ func (h *Host) start(ctx context.Context, ext *install.Installed, ev *Event) (*p
 	if err := os.MkdirAll(filepath.Dir(logPath), 0o700); err != nil {
 		return nil, err
 	}
-	rotateLog(logPath)
-	logFile, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	logFile, err := openLog(logPath, cmp.Or(h.opts.MaxLogSize, MaxLogSize))
 	if err != nil {
 		return nil, err
 	}
@@ -142,12 +183,9 @@ func (h *Host) start(ctx context.Context, ext *install.Installed, ev *Event) (*p
 	}
 	p := &process{ext: ext, mask: &masker{}, log: logPath, exited: make(chan struct{})}
 	p.logw = &maskWriter{m: p.mask, w: logFile}
-	cmd := exec.Command(node, "--input-type=module", "--eval", runnerScript)
-	cmd.Dir = ext.Dir
-	cmd.Env = childEnv(h.opts.Environ)
+	cmd := h.command(node, ext)
 	cmd.Stdout, cmd.Stderr = p.logw, p.logw
 	cmd.ExtraFiles = []*os.File{toChildR, fromChildW}
-	cmd.WaitDelay = time.Second
 	fmt.Fprintf(logFile, "--- %s spirit started %s %s\n", time.Now().UTC().Format(time.RFC3339), ext.ID, m.Version)
 	err = cmd.Start()
 	toChildR.Close()
@@ -173,6 +211,7 @@ func (h *Host) start(ctx context.Context, ext *install.Installed, ev *Event) (*p
 		close(p.exited)
 	}()
 	p.conn = newConn(fromChildR, toChildW, h.handler(p))
+	go h.watch(p)
 
 	params := map[string]any{
 		"info": map[string]any{
@@ -205,9 +244,9 @@ func (h *Host) start(ctx context.Context, ext *install.Installed, ev *Event) (*p
 	return p, nil
 }
 
-// stop disposes p (when it has dispose and still runs) and ends it: the
-// runner exits when its input closes; if it has not within DisposeTimeout
-// it gets SIGTERM, and SIGKILL KillGrace later.
+// stop disposes p (when it has dispose and still runs) and ends it with
+// everything it spawned: the runner exits when its input closes; if it has
+// not within DisposeTimeout it is killed (kill).
 func (h *Host) stop(p *process) error {
 	var err error
 	if p.alive() && p.caps.Dispose {
@@ -224,9 +263,13 @@ func (h *Host) stop(p *process) error {
 			err = nil
 		}
 	}
+	// What it spawned goes first: once the runner exits, a detached child
+	// is no longer below it and cannot be found.
+	killDescendants(p.cmd.Process.Pid)
 	_ = p.conn.close()
 	select {
 	case <-p.exited:
+		_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
 		return err
 	case <-time.After(h.opts.DisposeTimeout):
 	}
@@ -234,24 +277,28 @@ func (h *Host) stop(p *process) error {
 	return err
 }
 
-// kill sends SIGTERM and, KillGrace later, SIGKILL.
+// kill ends p and everything it spawned: the processes below it (also
+// those that left its process group) get SIGKILL at once; its process
+// group gets SIGTERM and, KillGrace later, SIGKILL.
 func (h *Host) kill(p *process) {
 	p.stopping.Store(true)
 	_ = p.conn.close()
+	pid := p.cmd.Process.Pid
+	killDescendants(pid)
 	select {
 	case <-p.exited:
+		_ = syscall.Kill(-pid, syscall.SIGKILL)
 		return
 	default:
 	}
-	if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+	if err := syscall.Kill(-pid, syscall.SIGTERM); err != nil {
 		_ = p.cmd.Process.Kill()
 	}
 	select {
 	case <-p.exited:
-		return
 	case <-time.After(h.opts.KillGrace):
 	}
-	_ = p.cmd.Process.Kill()
+	_ = syscall.Kill(-pid, syscall.SIGKILL)
 	<-p.exited
 }
 
@@ -372,15 +419,4 @@ func orderedObject(raw json.RawMessage) ([]string, map[string]any, error) {
 		values[k] = v
 	}
 	return keys, values, nil
-}
-
-// MaxLogSize is the size past which an extension's log is moved aside to
-// "<log>.1" (replacing the previous one) when its process next starts, so
-// logs take at most about twice this much.
-const MaxLogSize = 10 << 20
-
-func rotateLog(path string) {
-	if fi, err := os.Stat(path); err == nil && fi.Size() > MaxLogSize {
-		_ = os.Rename(path, path+".1")
-	}
 }

@@ -2,6 +2,8 @@ package runtime
 
 import (
 	"bufio"
+	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -9,6 +11,7 @@ import (
 	"io"
 	"strconv"
 	"sync"
+	"time"
 )
 
 // Error codes of the runner protocol (runner/runner.mjs uses the same).
@@ -18,11 +21,25 @@ const (
 	codeExtension      = -32000 // load, activate, event, prompt or dispose failed
 	codeTool           = -32001 // a tool handler threw or its result cannot be rendered
 	codeHost           = -32002 // a settings or secrets call the host refused
+	codeBusy           = -32003 // the runner has too many requests in flight
 )
 
 // maxMessage bounds one protocol line, so a runaway extension cannot make the
 // host buffer without limit.
 const maxMessage = 64 << 20
+
+// Limits that keep a flooding or stalled runner from growing the host or
+// wedging a caller.
+const (
+	// maxInflight bounds the runner's requests the host serves at once;
+	// more are refused with codeBusy.
+	maxInflight = 64
+	// writeQueue is how many messages wait for the writer.
+	writeQueue = 128
+	// replyTimeout bounds writing one reply to a runner that does not
+	// read its input; past it the connection is closed.
+	replyTimeout = time.Minute
+)
 
 type message struct {
 	JSONRPC string          `json:"jsonrpc"`
@@ -45,55 +62,78 @@ func (e *rpcError) Error() string { return e.Message }
 type handlerFunc func(ctx context.Context, method string, params json.RawMessage) (any, error)
 
 // conn is one JSON-RPC 2.0 connection: newline-delimited JSON, requests in
-// both directions.
+// both directions. One goroutine writes, from a bounded queue, so no caller
+// ever blocks in a pipe write: a runner that does not read its input makes
+// callers wait on their context, never on the pipe, and close ends a write
+// that is under way.
 type conn struct {
-	w       io.WriteCloser
-	wmu     sync.Mutex
-	enc     []byte
-	handler handlerFunc
+	w        io.WriteCloser
+	handler  handlerFunc
+	queue    chan frame
+	quit     chan struct{} // closed by close
+	quitOnce sync.Once
+	inflight chan struct{} // one token per request being served
 
 	mu      sync.Mutex
 	nextID  int64
-	pending map[int64]chan *message
-	closed  error // set once the read side ends
+	pending map[int64]chan reply
+	closed  error // why the read side ended; set before done is closed
 	done    chan struct{}
 }
 
+// reply is the runner's answer to one call: its error, or the whole line,
+// from which the caller decodes the result (so a large result is copied
+// once, not first into a json.RawMessage).
+type reply struct {
+	err  *rpcError
+	line []byte
+}
+
+// header is the part of a line that routes it.
+type header struct {
+	ID     *int64    `json:"id"`
+	Method string    `json:"method"`
+	Error  *rpcError `json:"error"`
+}
+
+// frame is one encoded message and the time by which it must be written.
+type frame struct {
+	b        []byte
+	deadline time.Time
+}
+
 func newConn(r io.Reader, w io.WriteCloser, h handlerFunc) *conn {
-	c := &conn{w: w, handler: h, pending: map[int64]chan *message{}, done: make(chan struct{})}
+	c := &conn{
+		w: w, handler: h, pending: map[int64]chan reply{}, done: make(chan struct{}),
+		queue: make(chan frame, writeQueue), quit: make(chan struct{}), inflight: make(chan struct{}, maxInflight),
+	}
 	go c.read(r)
+	go c.write()
 	return c
 }
 
-func (c *conn) read(r io.Reader) {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64<<10), maxMessage)
-	for sc.Scan() {
-		line := sc.Bytes()
-		if len(line) == 0 {
-			continue
-		}
-		m := new(message)
-		if err := json.Unmarshal(line, m); err != nil {
-			continue // not ours to fix; the runner never sends this
-		}
-		switch {
-		case m.Method != "":
-			go c.serve(m)
-		case m.ID != nil:
-			c.mu.Lock()
-			ch := c.pending[*m.ID]
-			delete(c.pending, *m.ID)
-			c.mu.Unlock()
-			if ch != nil {
-				ch <- m
+// write writes queued frames until close. A frame not written by its
+// deadline breaks the connection (a partial line cannot be taken back).
+func (c *conn) write() {
+	dl, _ := c.w.(interface{ SetWriteDeadline(time.Time) error })
+	for {
+		select {
+		case f := <-c.queue:
+			if dl != nil {
+				_ = dl.SetWriteDeadline(f.deadline)
 			}
+			if _, err := c.w.Write(f.b); err != nil {
+				_ = c.close()
+				return
+			}
+		case <-c.quit:
+			return
 		}
 	}
-	err := sc.Err()
-	if err == nil {
-		err = io.EOF
-	}
+}
+
+func (c *conn) read(r io.Reader) {
+	err := c.readLines(bufio.NewReaderSize(r, 64<<10))
 	c.mu.Lock()
 	c.closed = err
 	for id, ch := range c.pending {
@@ -104,7 +144,86 @@ func (c *conn) read(r io.Reader) {
 	close(c.done)
 }
 
+// readLines dispatches each line until the input ends or a line is longer
+// than maxMessage. The buffer of a long line is dropped once it is handled.
+func (c *conn) readLines(br *bufio.Reader) error {
+	var long []byte
+	for {
+		chunk, err := br.ReadSlice('\n')
+		if len(long)+len(chunk) > maxMessage+1 {
+			return fmt.Errorf("%w: the extension sent a line of more than %d bytes", ErrMessageTooLarge, maxMessage)
+		}
+		if errors.Is(err, bufio.ErrBufferFull) {
+			long = appendGrow(long, chunk)
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		if long != nil {
+			c.dispatch(appendGrow(long, chunk), true)
+			long = nil
+			continue
+		}
+		c.dispatch(chunk, false)
+	}
+}
+
+// appendGrow appends chunk to buf, doubling its capacity when it must
+// grow (append grows large slices by a quarter, which for a 60 MB line
+// leaves several times that in garbage copies), up to the line cap.
+func appendGrow(buf, chunk []byte) []byte {
+	if need := len(buf) + len(chunk); need > cap(buf) {
+		grown := make([]byte, len(buf), min(max(2*cap(buf), need, 256<<10), maxMessage+1))
+		copy(grown, buf)
+		buf = grown
+	}
+	return append(buf, chunk...)
+}
+
+// dispatch routes one line; owned says the caller may keep line (else it
+// is the reader's buffer and is copied).
+func (c *conn) dispatch(line []byte, owned bool) {
+	var h header
+	if err := json.Unmarshal(line, &h); err != nil {
+		return // not ours to fix; the runner never sends this
+	}
+	switch {
+	case h.Method != "":
+		m := new(message)
+		if err := json.Unmarshal(line, m); err != nil {
+			return
+		}
+		select {
+		case c.inflight <- struct{}{}:
+			go c.serve(m)
+		default:
+			if m.ID != nil {
+				c.trySend(&message{JSONRPC: "2.0", ID: m.ID, Error: &rpcError{Code: codeBusy,
+					Message: fmt.Sprintf("too many requests in flight (at most %d): %s refused", maxInflight, m.Method)}})
+			}
+		}
+	case h.ID != nil:
+		c.mu.Lock()
+		ch := c.pending[*h.ID]
+		delete(c.pending, *h.ID)
+		c.mu.Unlock()
+		if ch == nil {
+			return
+		}
+		if h.Error != nil {
+			ch <- reply{err: h.Error}
+			return
+		}
+		if !owned {
+			line = bytes.Clone(line)
+		}
+		ch <- reply{line: line}
+	}
+}
+
 func (c *conn) serve(m *message) {
+	defer func() { <-c.inflight }()
 	if c.handler == nil {
 		return
 	}
@@ -123,64 +242,126 @@ func (c *conn) serve(m *message) {
 			out.Result = b
 		}
 	}
-	_ = c.send(out)
+	ctx, cancel := context.WithTimeout(context.Background(), replyTimeout)
+	defer cancel()
+	_ = c.send(ctx, out)
 }
 
-func (c *conn) send(m *message) error {
+func encode(m *message) ([]byte, error) {
 	b, err := json.Marshal(m)
+	if err != nil {
+		return nil, err
+	}
+	if len(b) > maxMessage {
+		return nil, fmt.Errorf("%w: the %s message is %d bytes", ErrMessageTooLarge, cmp.Or(m.Method, "reply"), len(b))
+	}
+	return append(b, '\n'), nil
+}
+
+// send queues m for the writer and waits for room while ctx lasts.
+func (c *conn) send(ctx context.Context, m *message) error {
+	b, err := encode(m)
 	if err != nil {
 		return err
 	}
-	c.wmu.Lock()
-	defer c.wmu.Unlock()
-	c.enc = append(append(c.enc[:0], b...), '\n')
-	_, err = c.w.Write(c.enc)
-	return err
+	deadline, ok := ctx.Deadline()
+	if !ok {
+		deadline = time.Now().Add(replyTimeout)
+	}
+	select {
+	case c.queue <- frame{b, deadline}:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-c.quit:
+		return errConnClosed
+	}
+}
+
+// trySend queues m if there is room and drops it otherwise: for messages
+// to a runner that is not reading anyway.
+func (c *conn) trySend(m *message) {
+	b, err := encode(m)
+	if err != nil {
+		return
+	}
+	select {
+	case c.queue <- frame{b, time.Now().Add(replyTimeout)}:
+	default:
+	}
 }
 
 // errConnClosed is returned for calls on a connection whose peer went away.
 var errConnClosed = errors.New("connection closed")
 
 // call sends a request and waits for its answer or ctx. When ctx ends first,
-// the runner is told with $/cancelRequest and ctx's error is returned.
+// the runner is told with $/cancelRequest (if the queue has room) and ctx's
+// error is returned.
 func (c *conn) call(ctx context.Context, method string, params, result any) error {
 	p, err := json.Marshal(params)
 	if err != nil {
 		return err
 	}
-	ch := make(chan *message, 1)
+	ch := make(chan reply, 1)
 	c.mu.Lock()
 	if c.closed != nil {
 		c.mu.Unlock()
-		return errConnClosed
+		return c.closedError()
 	}
 	c.nextID++
 	id := c.nextID
 	c.pending[id] = ch
 	c.mu.Unlock()
-	if err := c.send(&message{JSONRPC: "2.0", ID: &id, Method: method, Params: p}); err != nil {
+	if err := c.send(ctx, &message{JSONRPC: "2.0", ID: &id, Method: method, Params: p}); err != nil {
 		c.forget(id)
+		switch {
+		case ctx.Err() != nil:
+			return ctx.Err()
+		case errors.Is(err, ErrMessageTooLarge):
+			return err
+		}
 		return fmt.Errorf("%w: %v", errConnClosed, err)
 	}
 	select {
-	case m, ok := <-ch:
+	case r, ok := <-ch:
 		if !ok {
-			return errConnClosed
+			return c.closedError()
 		}
-		if m.Error != nil {
-			return m.Error
+		if r.err != nil {
+			return r.err
 		}
-		if result != nil && len(m.Result) > 0 {
-			return json.Unmarshal(m.Result, result)
+		if result != nil {
+			env := struct {
+				Result any `json:"result"`
+			}{result}
+			return json.Unmarshal(r.line, &env)
 		}
 		return nil
 	case <-ctx.Done():
 		c.forget(id)
 		cp, _ := json.Marshal(map[string]json.RawMessage{"id": json.RawMessage(strconv.FormatInt(id, 10))})
-		_ = c.send(&message{JSONRPC: "2.0", Method: "$/cancelRequest", Params: cp})
+		c.trySend(&message{JSONRPC: "2.0", Method: "$/cancelRequest", Params: cp})
 		return ctx.Err()
 	}
 }
+
+// closedError is errConnClosed, wrapping why the read side ended when that
+// was the runner's fault (a message over the size cap).
+func (c *conn) closedError() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if errors.Is(c.closed, ErrMessageTooLarge) {
+		return &connClosedError{cause: c.closed}
+	}
+	return errConnClosed
+}
+
+// connClosedError is errConnClosed with the runner's fault as its cause.
+type connClosedError struct{ cause error }
+
+func (e *connClosedError) Error() string        { return errConnClosed.Error() + ": " + e.cause.Error() }
+func (e *connClosedError) Is(target error) bool { return target == errConnClosed }
+func (e *connClosedError) Unwrap() error        { return e.cause }
 
 func (c *conn) forget(id int64) {
 	c.mu.Lock()
@@ -188,5 +369,13 @@ func (c *conn) forget(id int64) {
 	c.mu.Unlock()
 }
 
-// close closes the write side; the runner exits when it sees the end.
-func (c *conn) close() error { return c.w.Close() }
+// close closes the write side, ending a write under way; the runner exits
+// when it sees the end.
+func (c *conn) close() error {
+	var err error
+	c.quitOnce.Do(func() {
+		close(c.quit)
+		err = c.w.Close()
+	})
+	return err
+}

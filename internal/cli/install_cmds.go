@@ -15,6 +15,7 @@ import (
 	"github.com/spiritagents/spirit/internal/termtext"
 	"github.com/spiritagents/spirit/manifest"
 	"github.com/spiritagents/spirit/npm"
+	"github.com/spiritagents/spirit/runtime"
 )
 
 // addInstallCommands adds the install commands to the extension group.
@@ -39,6 +40,9 @@ type InstallOptions struct {
 	NPMRegistry string
 	Offline     bool
 	AllowSHA1   bool
+	// AllowNameCollision installs even when the extension's tools would
+	// share invocation names with an installed extension's.
+	AllowNameCollision bool
 	// ZipOnly is set by `import`, which takes only a ZIP file, as the reference.
 	ZipOnly bool
 }
@@ -63,6 +67,7 @@ archive must hold exactly one package.json, whose folder is the package root.`,
 	cmd.Flags().BoolVar(&opts.Replace, "replace", false, "replace an installed extension with the same id")
 	cmd.Flags().BoolVarP(&opts.Yes, "yes", "y", false, "do not ask before a downgrade")
 	cmd.Flags().DurationVar(&opts.LockTimeout, "lock-timeout", install.DefaultLockTimeout, "how long to wait for another spirit command")
+	cmd.Flags().BoolVar(&opts.AllowNameCollision, "allow-name-collision", false, "install even if its tool names collide with an installed extension's")
 	return cmd
 }
 
@@ -96,6 +101,7 @@ is installed; a replaced version is kept for 'spirit extension rollback'.`,
 	fl.StringVar(&opts.NPMRegistry, "npm-registry", "", "npm registry URL for npm sources")
 	fl.BoolVar(&opts.Offline, "offline", false, "use only the npm cache")
 	fl.BoolVar(&opts.AllowSHA1, "allow-sha1", false, "accept an npm package whose only integrity is a SHA-1 shasum")
+	fl.BoolVar(&opts.AllowNameCollision, "allow-name-collision", false, "install even if its tool names collide with an installed extension's")
 	return cmd
 }
 
@@ -168,8 +174,21 @@ func printInstalled(f *Factory, verb string, res *install.Result) {
 // installWithConfirm installs, asking before a downgrade when it can.
 func installWithConfirm(ctx context.Context, opts *InstallOptions, in *install.Installer, req install.Request) (*install.Result, error) {
 	f := opts.f
+	if !opts.AllowNameCollision {
+		req.Check = func(m *manifest.Manifest) error {
+			list, err := install.List(in.Paths)
+			if err != nil {
+				return err
+			}
+			if other, ok := runtime.NameCollision(list, m.ID); ok {
+				return &runtime.NameCollisionError{ID: m.ID, Installed: other}
+			}
+			return nil
+		}
+	}
 	res, err := in.Install(ctx, req)
 	var de *install.DowngradeError
+	var ne *runtime.NameCollisionError
 	switch {
 	case errors.As(err, &de) && f.IO.CanPrompt():
 		if ok, _ := f.IO.Prompter().Confirm("%s %s is installed. Replace it with the older %s?", de.ID, de.Installed, de.Incoming); !ok {
@@ -181,6 +200,8 @@ func installWithConfirm(ctx context.Context, opts *InstallOptions, in *install.I
 		return nil, withHint(err, "pass --yes to install the older version")
 	case errors.Is(err, install.ErrAlreadyInstalled):
 		return nil, withHint(err, "remove it first, or pass --replace")
+	case errors.As(err, &ne):
+		return nil, withHint(err, fmt.Sprintf("%s keeps its names; pass --allow-name-collision to install %s with suffixed names (__1)", ne.Installed, ne.ID))
 	case errors.Is(err, install.ErrLockTimeout):
 		return nil, withHint(err, "another spirit command is still changing extensions; try again, or raise --lock-timeout")
 	}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/spiritagents/spirit/internal/build"
 	"github.com/spiritagents/spirit/internal/termtext"
+	"github.com/spiritagents/spirit/runtime"
 )
 
 // Main runs spirit with the process's arguments and returns the exit code.
@@ -22,6 +23,9 @@ import (
 // SIGTERM) cancels it, so commands stop cleanly; a second one kills the
 // process as usual.
 func Main() int {
+	// Before anything reads a token or a secret: extensions run as the same
+	// user and must not read spirit's environment or memory through /proc.
+	_ = runtime.HardenProcess()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	go func() {

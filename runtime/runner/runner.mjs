@@ -17,6 +17,7 @@ const output = new net.Socket({ fd: 4, readable: false, writable: true });
 // Error codes shared with the Go host (runtime/rpc.go).
 const CODE_EXTENSION = -32000; // the extension failed: load, activate, event, prompt, dispose
 const CODE_TOOL = -32001; // the tool handler threw or its result cannot be rendered
+const EXIT_PROTOCOL = 76; // the host sent a line over MAX_LINE (runtime/node.go exitProtocol)
 
 let nextID = 1;
 const outgoing = new Map(); // id -> {resolve, reject}
@@ -26,19 +27,49 @@ let extension = null; // runtime info of the extension
 let instance; // the recognised members, bound to their object
 let logPrefix = '[extension]';
 
+// MAX_LINE is the Go host's cap on one protocol line (runtime/rpc.go
+// maxMessage); the runner keeps the same cap in both directions.
+const MAX_LINE = 64 * 1024 * 1024;
+
 function send(msg) {
-  output.write(JSON.stringify(msg) + '\n');
+  output.write(frame(msg));
+}
+
+// frame encodes msg as one protocol line; a line over MAX_LINE throws an
+// RPCError with the given code instead of being sent.
+function frame(msg, code = CODE_EXTENSION) {
+  let line;
+  try {
+    line = JSON.stringify(msg) + '\n';
+  } catch (err) {
+    throw new RPCError(code, `The message cannot be sent to the host: ${messageOf(err)}`);
+  }
+  const size = Buffer.byteLength(line);
+  if (size > MAX_LINE) {
+    throw new RPCError(code, `The message is ${size} bytes, larger than the 64 MiB the host accepts`);
+  }
+  return line;
 }
 
 function call(method, params) {
   const id = nextID++;
   return new Promise((resolve, reject) => {
+    const line = frame({ jsonrpc: '2.0', id, method, params });
     outgoing.set(id, { resolve, reject });
-    send({ jsonrpc: '2.0', id, method, params });
+    output.write(line);
   });
 }
 
 class RPCError extends Error {
+  constructor(code, message) {
+    super(message);
+    this.code = code;
+  }
+}
+
+// HostError is the host's refusal of a settings or secrets call; code is
+// the JSON-RPC error code the host sent.
+class HostError extends Error {
   constructor(code, message) {
     super(message);
     this.code = code;
@@ -223,7 +254,8 @@ async function handleRequest(msg) {
   running.set(msg.id, ac);
   try {
     const result = await fn(msg.params ?? {}, ac.signal);
-    if (!ac.signal.aborted) send({ jsonrpc: '2.0', id: msg.id, result });
+    const code = msg.method === 'invokeTool' ? CODE_TOOL : CODE_EXTENSION;
+    if (!ac.signal.aborted) output.write(frame({ jsonrpc: '2.0', id: msg.id, result }, code));
   } catch (err) {
     const code = err instanceof RPCError ? err.code : CODE_EXTENSION;
     if (!(err instanceof RPCError)) logError(`${msg.method} failed`, err);
@@ -247,27 +279,50 @@ function handle(msg) {
   const pending = outgoing.get(msg.id);
   if (!pending) return;
   outgoing.delete(msg.id);
-  if (msg.error) pending.reject(new Error(msg.error.message));
+  if (msg.error) pending.reject(new HostError(msg.error.code, msg.error.message));
   else pending.resolve(msg.result ?? {});
 }
 
-let buffered = '';
-input.setEncoding('utf8');
+function handleLine(line) {
+  if (line.trim() === '') return;
+  let msg;
+  try {
+    msg = JSON.parse(line);
+  } catch {
+    process.stderr.write('spirit runner: ignored a line that is not JSON\n');
+    return;
+  }
+  handle(msg);
+}
+
+function tooLong() {
+  process.stderr.write('spirit runner: the host sent a protocol line larger than 64 MiB; stopping\n');
+  process.exit(EXIT_PROTOCOL);
+}
+
+// Lines are split on the newline byte; the parts of an unfinished line are
+// kept as a list and joined once, so a long line costs linear time.
+let parts = [];
+let partsLength = 0;
 input.on('data', (chunk) => {
-  buffered += chunk;
+  let start = 0;
   let nl;
-  while ((nl = buffered.indexOf('\n')) >= 0) {
-    const line = buffered.slice(0, nl);
-    buffered = buffered.slice(nl + 1);
-    if (line.trim() === '') continue;
-    let msg;
-    try {
-      msg = JSON.parse(line);
-    } catch {
-      process.stderr.write('spirit runner: ignored a line that is not JSON\n');
-      continue;
+  while ((nl = chunk.indexOf(10, start)) >= 0) {
+    let line = chunk.subarray(start, nl);
+    if (parts.length > 0) {
+      parts.push(line);
+      line = Buffer.concat(parts, partsLength + line.length);
+      parts = [];
+      partsLength = 0;
     }
-    handle(msg);
+    start = nl + 1;
+    if (line.length > MAX_LINE) tooLong();
+    handleLine(line.toString('utf8'));
+  }
+  if (start < chunk.length) {
+    parts.push(chunk.subarray(start));
+    partsLength += chunk.length - start;
+    if (partsLength > MAX_LINE) tooLong();
   }
 });
 // The host closing its end means: stop now.
