@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"slices"
 	"strings"
 	"sync"
@@ -63,6 +64,10 @@ type Options struct {
 	// Secrets is the secret store; nil means this host stores no secrets
 	// (ctx.secrets.get gives undefined, set fails, as on the reference CLI).
 	Secrets *Secrets
+	// Confine, when set, rewrites each extension's command (Path, Args,
+	// Env) to run it inside a sandbox (see package sandbox); nil runs
+	// extensions unconfined.
+	Confine func(ctx context.Context, ext *install.Installed, cmd *exec.Cmd) error
 	// Timeouts; zero means the default.
 	ActivateTimeout, CallTimeout, DisposeTimeout, KillGrace time.Duration
 }

@@ -130,7 +130,7 @@ func runMCPServe(opts *MCPServeOptions) error {
 	secrets := runtime.NewSecrets(func() (keyring.Keyring, error) {
 		return runtime.OpenKeyring(runtime.KeyringConfig{Getenv: f.Getenv, FileDir: keyringDir(p.DataDir)})
 	})
-	host, err := runtime.New(runtime.Options{Paths: p, Getenv: f.Getenv, Secrets: secrets, CallTimeout: opts.Timeout})
+	host, err := runtime.New(runtime.Options{Paths: p, Getenv: f.Getenv, Secrets: secrets, CallTimeout: opts.Timeout, Confine: newConfiner(f, p).Confine})
 	if err != nil {
 		return err
 	}

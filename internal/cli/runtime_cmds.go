@@ -72,6 +72,7 @@ func newHost(f *Factory, callTimeout time.Duration) (*runtime.Host, error) {
 		Getenv:      f.Getenv,
 		Secrets:     newSecrets(f, p.DataDir),
 		CallTimeout: callTimeout,
+		Confine:     newConfiner(f, p).Confine,
 	})
 	if err != nil {
 		return nil, err

@@ -1,0 +1,149 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+
+	"github.com/spf13/cobra"
+
+	"github.com/spiritagents/spirit/install"
+	"github.com/spiritagents/spirit/paths"
+	"github.com/spiritagents/spirit/sandbox"
+)
+
+// addSandboxCommands adds `extension permissions`, `doctor`, and the
+// --sandbox flag of the commands that run extensions.
+func addSandboxCommands(root *cobra.Command, f *Factory) {
+	root.AddCommand(newCmdDoctor(f, nil))
+	for _, c := range root.Commands() {
+		switch c.Name() {
+		case "extension":
+			c.AddCommand(newCmdPermissions(f, nil))
+			for _, sub := range c.Commands() {
+				switch sub.Name() {
+				case "call", "tools", "prompt", "emit":
+					addSandboxFlag(sub, f)
+				}
+			}
+		case "mcp":
+			for _, sub := range c.Commands() {
+				if sub.Name() == "serve" {
+					addSandboxFlag(sub, f)
+				}
+			}
+		}
+	}
+}
+
+func addSandboxFlag(cmd *cobra.Command, f *Factory) {
+	cmd.Flags().StringVar(&f.Global.Sandbox, "sandbox", "auto", "run extensions in the OS sandbox (auto) or, for debugging, without it (off)")
+	_ = cmd.RegisterFlagCompletionFunc("sandbox", cobra.FixedCompletions([]string{"auto", "off"}, cobra.ShellCompDirectiveNoFileComp))
+}
+
+// sandboxStatus returns the sandbox this run uses: none with --sandbox=off,
+// else what sandbox.Probe finds.
+func sandboxStatus(ctx context.Context, f *Factory) (sandbox.Status, error) {
+	switch f.Global.Sandbox {
+	case "", "auto":
+	case "off":
+		return sandbox.Status{Kind: sandbox.KindNone, Reason: "turned off with --sandbox=off"}, nil
+	default:
+		return sandbox.Status{}, usageErrorf("unknown --sandbox %q: use auto or off", f.Global.Sandbox)
+	}
+	return sandbox.Probe(ctx, f.Getenv)
+}
+
+// confiner runs each extension of p in the sandbox with its grants. It
+// probes the sandbox once, reads the grants at each start (so a change is
+// seen by a long `mcp serve`), and says once per run on stderr when
+// extensions run unconfined.
+type confiner struct {
+	f *Factory
+	p *paths.Paths
+
+	once   sync.Once
+	status sandbox.Status
+	err    error
+
+	mu     sync.Mutex
+	warned map[string]bool
+}
+
+func newConfiner(f *Factory, p *paths.Paths) *confiner {
+	return &confiner{f: f, p: p, warned: map[string]bool{}}
+}
+
+// warn prints msg on stderr the first time key is seen.
+func (c *confiner) warn(key, msg string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.warned[key] {
+		return
+	}
+	c.warned[key] = true
+	fmt.Fprintln(c.f.IO.ErrOut, "warning: "+msg)
+}
+
+// Confine is runtime.Options.Confine.
+func (c *confiner) Confine(ctx context.Context, ext *install.Installed, cmd *exec.Cmd) error {
+	c.once.Do(func() { c.status, c.err = sandboxStatus(ctx, c.f) })
+	if c.err != nil {
+		return c.err
+	}
+	pol, err := install.Permissions(c.p, ext.ID)
+	if err != nil {
+		return err
+	}
+	switch {
+	case c.status.Kind == sandbox.KindNone:
+		c.warn("", "extensions run without a sandbox: "+c.status.Reason+"; they can read your files and spirit's secrets (see 'spirit doctor')")
+	case pol.Unsandboxed:
+		c.warn(ext.ID, ext.ID+" runs without a sandbox, as granted with 'spirit extension permissions "+ext.ID+" --unsandboxed'")
+	}
+	wd, _ := os.Getwd()
+	spec := sandbox.Spec{
+		ID:         ext.ID,
+		Node:       cmd.Path,
+		NodeArgs:   cmd.Args[1:],
+		Env:        append(cmd.Env, grantedEnv(c.f.Getenv, pol.Env)...),
+		PackageDir: ext.Dir,
+		WorkDir:    wd,
+		UserHome:   c.f.Getenv("HOME"),
+		Hidden:     hiddenPaths(c.f, c.p),
+		Policy:     pol,
+	}
+	wrapped, err := c.status.Wrap(ctx, spec)
+	if err != nil {
+		return err
+	}
+	cmd.Path, cmd.Args, cmd.Env, cmd.Dir = wrapped.Path, wrapped.Args, wrapped.Env, wrapped.Dir
+	return nil
+}
+
+// grantedEnv returns NAME=value for each granted name set in spirit's
+// environment (exec keeps the last of duplicate names).
+func grantedEnv(getenv func(string) string, names []string) []string {
+	var out []string
+	for _, n := range names {
+		if v := getenv(n); v != "" {
+			out = append(out, n+"="+v)
+		}
+	}
+	return out
+}
+
+// hiddenPaths are never visible to an extension, even under a granted
+// path: the data directory (install tree, every extension's settings,
+// logs, the file keyring, mcp.token) and the user's runtime directory
+// (D-Bus and keyring sockets).
+func hiddenPaths(f *Factory, p *paths.Paths) []string {
+	hidden := []string{p.DataDir}
+	if d := f.Getenv("XDG_RUNTIME_DIR"); filepath.IsAbs(d) {
+		hidden = append(hidden, d)
+	}
+	return hidden
+}

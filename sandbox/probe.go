@@ -1,0 +1,167 @@
+package sandbox
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os/exec"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Status is the sandbox in force and why.
+type Status struct {
+	Kind Kind `json:"kind"`
+	// Path is the bwrap executable (KindBwrap).
+	Path string `json:"path,omitempty"`
+	// Version is what the sandbox tool says of itself.
+	Version string `json:"version,omitempty"`
+	// Reason says why a stronger sandbox is not in force ("" for bwrap).
+	Reason string `json:"reason,omitempty"`
+}
+
+// Probe finds the sandbox to use: bubblewrap when it is on PATH and can
+// start a confined process here (user namespaces may be disabled), else
+// none with the reason. getenv reads EnvMode.
+func Probe(ctx context.Context, getenv func(string) string) (Status, error) {
+	mode := strings.TrimSpace(getenv(EnvMode))
+	switch mode {
+	case "", "auto", "bwrap":
+	case "none", "off":
+		return Status{Kind: KindNone, Reason: "disabled by " + EnvMode + "=" + mode}, nil
+	default:
+		return Status{}, &PolicyError{Field: EnvMode, Value: mode, Message: "use auto, bwrap or none"}
+	}
+	st := probeBwrap(ctx)
+	if st.Kind == KindNone && mode == "bwrap" {
+		return st, fmt.Errorf("%w: %s", ErrUnavailable, st.Reason)
+	}
+	return st, nil
+}
+
+func probeBwrap(ctx context.Context) Status {
+	path, err := exec.LookPath("bwrap")
+	if err != nil {
+		return Status{Kind: KindNone, Reason: "bubblewrap (bwrap) is not installed"}
+	}
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	// The same namespaces as a real run, around a program that exists on
+	// every system.
+	args := []string{"--unshare-user-try", "--unshare-ipc", "--unshare-pid", "--unshare-uts", "--unshare-cgroup-try",
+		"--die-with-parent", "--new-session", "--ro-bind", "/", "/", "--proc", "/proc", "--dev", "/dev", "true"}
+	var stderr bytes.Buffer
+	cmd := exec.CommandContext(ctx, path, args...)
+	cmd.Stderr = &stderr
+	if err := cmd.Run(); err != nil {
+		msg := strings.TrimSpace(stderr.String())
+		if msg == "" {
+			msg = err.Error()
+		}
+		return Status{Kind: KindNone, Path: path, Reason: "bubblewrap cannot run here: " + firstLine(msg)}
+	}
+	st := Status{Kind: KindBwrap, Path: path}
+	if out, err := exec.CommandContext(ctx, path, "--version").Output(); err == nil {
+		st.Version = strings.TrimSpace(string(out))
+	}
+	return st
+}
+
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(s, "\n")
+	return s
+}
+
+// NodeInfo is what a Node.js executable supports.
+type NodeInfo struct {
+	Version string `json:"version"`
+	Major   int    `json:"major"`
+	// PermissionFlag is --permission or --experimental-permission, "" when
+	// this Node has no permission model.
+	PermissionFlag string `json:"permissionFlag,omitempty"`
+	// Allow are the --allow-… flags this Node knows.
+	Allow []string `json:"allow,omitempty"`
+}
+
+var nodeCache sync.Map // node path -> NodeInfo
+
+// ProbeNode asks node for its version and permission flags (cached per path).
+func ProbeNode(ctx context.Context, node string) (NodeInfo, error) {
+	if v, ok := nodeCache.Load(node); ok {
+		return v.(NodeInfo), nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	script := `process.stdout.write(JSON.stringify({v: process.versions.node, f: [...process.allowedNodeEnvironmentFlags].filter((f) => f.startsWith('--allow-') || f.endsWith('permission'))}))`
+	out, err := exec.CommandContext(ctx, node, "-e", script).Output()
+	if err != nil {
+		return NodeInfo{}, fmt.Errorf("asking %s for its version: %w", node, err)
+	}
+	var raw struct {
+		V string   `json:"v"`
+		F []string `json:"f"`
+	}
+	if err := json.Unmarshal(out, &raw); err != nil {
+		return NodeInfo{}, fmt.Errorf("asking %s for its version: unexpected answer %.80q", node, out)
+	}
+	info := NodeInfo{Version: raw.V}
+	info.Major, _ = strconv.Atoi(strings.SplitN(raw.V, ".", 2)[0])
+	switch {
+	case slices.Contains(raw.F, "--permission"):
+		info.PermissionFlag = "--permission"
+	case slices.Contains(raw.F, "--experimental-permission"):
+		info.PermissionFlag = "--experimental-permission"
+	}
+	for _, f := range raw.F {
+		if strings.HasPrefix(f, "--allow-") {
+			info.Allow = append(info.Allow, f)
+		}
+	}
+	// The model came with Node 20; without --allow-fs-read it is unusable.
+	if info.Major < 20 || !slices.Contains(info.Allow, "--allow-fs-read") {
+		info.PermissionFlag = ""
+	}
+	nodeCache.Store(node, info)
+	return info, nil
+}
+
+// seatBelt returns Node's permission-model flags for g, or none when node
+// lacks the model or cannot be asked.
+func seatBelt(ctx context.Context, node string, g grants) []string {
+	info, err := ProbeNode(ctx, node)
+	if err != nil || info.PermissionFlag == "" {
+		return nil
+	}
+	a := []string{info.PermissionFlag}
+	writes := outermost(append(slices.Clone(g.write), "/tmp", HomeDir))
+	for _, r := range outermost(append(slices.Clone(g.read), writes...)) {
+		a = append(a, "--allow-fs-read="+r)
+	}
+	for _, w := range writes {
+		a = append(a, "--allow-fs-write="+w)
+	}
+	for _, f := range []string{"--allow-child-process", "--allow-worker", "--allow-addons"} {
+		if slices.Contains(info.Allow, f) {
+			a = append(a, f)
+		}
+	}
+	return a
+}
+
+// outermost returns the paths of l that are not within another (sorted,
+// without duplicates): Node 20 aborts on a repeated --allow-fs-read path.
+func outermost(l []string) []string {
+	sorted := slices.Clone(l)
+	slices.Sort(sorted)
+	var out []string
+	for _, p := range slices.Compact(sorted) {
+		if !slices.ContainsFunc(out, func(o string) bool { return within(p, o) }) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
