@@ -15,6 +15,7 @@ import (
 	"github.com/spiritagents/spirit/install"
 	"github.com/spiritagents/spirit/manifest"
 	"github.com/spiritagents/spirit/npm"
+	"github.com/spiritagents/spirit/sandbox"
 )
 
 // addInstallCommands adds the install commands to the extension group.
@@ -378,6 +379,8 @@ type installedJSON struct {
 	Broken           string   `json:"broken,omitempty"`
 	RollbackVersion  string   `json:"rollbackVersion,omitempty"`
 	SettingsFile     string   `json:"settingsFile,omitempty"`
+	// Permissions is the extension's sandbox grants (list and info only).
+	Permissions *sandbox.Policy `json:"permissions,omitempty"`
 }
 
 type toolJSON struct {
@@ -440,6 +443,7 @@ func runList(opts *ListOptions) error {
 		return err
 	}
 	flags := marketplaceFlags(context.Background(), f, list)
+	perms := policies(f, p)
 	if f.Global.JSON {
 		out := struct {
 			Extensions []installedJSON `json:"extensions"`
@@ -447,6 +451,8 @@ func runList(opts *ListOptions) error {
 		for i := range list {
 			j := toInstalledJSON(&list[i], "", "")
 			j.MarketplaceFlags = flags[list[i].ID]
+			pol := perms[list[i].ID]
+			j.Permissions = &pol
 			out.Extensions = append(out.Extensions, j)
 		}
 		return writeJSON(f.IO.Out, out)
@@ -475,6 +481,9 @@ func runList(opts *ListOptions) error {
 		}
 		if in.Entry != nil && in.Entry.ArchiveFileName != "" {
 			fmt.Fprintf(w, "    source: %s\n", in.Entry.ArchiveFileName)
+		}
+		if pol := perms[in.ID]; !pol.IsDefault() {
+			fmt.Fprintf(w, "    permissions: %s\n", pol.Summary())
 		}
 		for _, flag := range flags[in.ID] {
 			switch flag {
@@ -527,6 +536,8 @@ func runInfo(opts *InfoOptions) error {
 		settings = p.SettingsFile(in.ID)
 	}
 	j := toInstalledJSON(in, rollback, settings)
+	pol := policies(f, p)[in.ID]
+	j.Permissions = &pol
 	if f.Global.JSON {
 		return writeJSON(f.IO.Out, j)
 	}
@@ -564,6 +575,7 @@ func runInfo(opts *InfoOptions) error {
 	line("directory", j.Directory)
 	line("settings_file", j.SettingsFile)
 	line("rollback_version", j.RollbackVersion)
+	line("permissions", pol.Summary())
 	return nil
 }
 

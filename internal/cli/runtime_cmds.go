@@ -82,6 +82,9 @@ func newHost(f *Factory, callTimeout time.Duration) (*runtime.Host, error) {
 
 // hostError adds a hint to the runtime errors that have a remedy.
 func hostError(err error) error {
+	if hint := sandboxHint(err); hint != "" {
+		return withHint(err, hint)
+	}
 	var ve *runtime.NodeVersionError
 	var xe *runtime.ExitError
 	switch {

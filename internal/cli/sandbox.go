@@ -2,16 +2,20 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"strings"
 	"sync"
 
 	"github.com/spf13/cobra"
 
 	"github.com/spiritagents/spirit/install"
 	"github.com/spiritagents/spirit/paths"
+	"github.com/spiritagents/spirit/runtime"
 	"github.com/spiritagents/spirit/sandbox"
 )
 
@@ -146,4 +150,38 @@ func hiddenPaths(f *Factory, p *paths.Paths) []string {
 		hidden = append(hidden, d)
 	}
 	return hidden
+}
+
+// enoentPath finds the path of Node's "ENOENT: no such file or directory,
+// open '/path'" message.
+var enoentPath = regexp.MustCompile(`ENOENT: no such file or directory, \w+ '(/[^']*)'`)
+
+// sandboxHint explains a tool failure that the sandbox caused ("" for any
+// other error): Node's permission model refused, or a path that exists here
+// was not found inside the sandbox.
+func sandboxHint(err error) string {
+	var te *runtime.ToolError
+	if !errors.As(err, &te) {
+		return ""
+	}
+	id := te.ExtensionID
+	if strings.Contains(te.Message, "Access to this API has been restricted") {
+		return fmt.Sprintf("the sandbox denied %s this access; see 'spirit extension permissions %s', grant a path with --allow-read PATH", id, id)
+	}
+	if m := enoentPath.FindStringSubmatch(te.Message); m != nil {
+		if _, err := os.Stat(m[1]); err == nil {
+			return fmt.Sprintf("%s exists but the sandbox hides it from %s; to grant it: spirit extension permissions %s --allow-read %s", m[1], id, id, m[1])
+		}
+	}
+	return ""
+}
+
+// policies returns every extension's grants for list and info; a damaged
+// permissions file is reported once on stderr and shows default policies.
+func policies(f *Factory, p *paths.Paths) map[string]sandbox.Policy {
+	all, err := install.AllPermissions(p)
+	if err != nil {
+		fmt.Fprintf(f.IO.ErrOut, "warning: %v\n", err)
+	}
+	return all
 }
