@@ -34,7 +34,7 @@ func Probe(ctx context.Context, getenv func(string) string) (Status, error) {
 	case "none", "off":
 		return Status{Kind: KindNone, Reason: "disabled by " + EnvMode + "=" + mode}, nil
 	default:
-		return Status{}, &PolicyError{Field: EnvMode, Value: mode, Message: "use auto, bwrap or none"}
+		return Status{}, fmt.Errorf("%w %s=%q: use auto, bwrap or none", ErrBadMode, EnvMode, mode)
 	}
 	st := probeBwrap(ctx)
 	if st.Kind == KindNone && mode == "bwrap" {

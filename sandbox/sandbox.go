@@ -69,6 +69,9 @@ const EnvMode = "SPIRIT_SANDBOX"
 // ErrUnavailable is returned when a sandbox was required but cannot run.
 var ErrUnavailable = errors.New("sandbox unavailable")
 
+// ErrBadMode is an EnvMode value that is not auto, bwrap or none.
+var ErrBadMode = errors.New("unknown sandbox mode")
+
 // Policy is what one extension may reach beyond its own package. The zero
 // value is the default policy: network allowed, the working directory
 // read-only, nothing else of the user's files.

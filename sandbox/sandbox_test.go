@@ -1,0 +1,197 @@
+package sandbox
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+func TestPolicyClean(t *testing.T) {
+	tests := []struct {
+		name    string
+		in      Policy
+		want    Policy
+		wantErr string
+	}{
+		{name: "zero", in: Policy{}, want: Policy{}},
+		{name: "cleaned and deduplicated", in: Policy{Read: []string{"/a/../b/", "/b"}, Env: []string{"GH_TOKEN", "GH_TOKEN"}},
+			want: Policy{Read: []string{"/b"}, Env: []string{"GH_TOKEN"}}},
+		{name: "relative path", in: Policy{Write: []string{"notes"}}, wantErr: `invalid path grant "notes"`},
+		{name: "empty path", in: Policy{Read: []string{""}}, wantErr: `invalid path grant ""`},
+		{name: "NUL in path", in: Policy{Read: []string{"/a\x00b"}}, wantErr: "must be an absolute path"},
+		{name: "bad env name", in: Policy{Env: []string{"A=B"}}, wantErr: `invalid env grant "A=B"`},
+		{name: "env name with a digit first", in: Policy{Env: []string{"1A"}}, wantErr: "not a variable name"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := tt.in.Clean()
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("Clean() error = %v, want %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(got.Read, tt.want.Read) || !slices.Equal(got.Env, tt.want.Env) || !slices.Equal(got.Write, tt.want.Write) {
+				t.Fatalf("Clean() = %+v, want %+v", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestDefaultWorkDir(t *testing.T) {
+	hidden := []string{"/home/u/.local/share/SpiritAgent"}
+	tests := []struct {
+		name string
+		wd   string
+		want bool
+	}{
+		{name: "a project", wd: "/home/u/src/app", want: true},
+		{name: "root", wd: "/", want: false},
+		{name: "home", wd: "/home/u", want: false},
+		{name: "above home", wd: "/home", want: false},
+		{name: "holds the data dir", wd: "/home/u/.local", want: false},
+		{name: "inside the data dir", wd: "/home/u/.local/share/SpiritAgent/extensions", want: false},
+		{name: "a sibling with a common prefix", wd: "/home/u2", want: true},
+		{name: "relative", wd: "src", want: false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := defaultWorkDirOK(tt.wd, "/home/u", hidden); got != tt.want {
+				t.Fatalf("defaultWorkDirOK(%q) = %v, want %v", tt.wd, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestOutermost(t *testing.T) {
+	got := outermost([]string{"/tmp/a", "/tmp-x", "/tmp", "/tmp/a/b", "/home/extension", "/tmp"})
+	want := []string{"/home/extension", "/tmp", "/tmp-x"}
+	if !slices.Equal(got, want) {
+		t.Fatalf("outermost = %q, want %q", got, want)
+	}
+}
+
+// TestWrapMasksHidden checks the order of the bwrap arguments: a grant that
+// covers the data directory is followed by a tmpfs over it, and the package
+// is bound back last.
+func TestWrapMasksHidden(t *testing.T) {
+	st := Status{Kind: KindBwrap, Path: "/usr/bin/bwrap"}
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Skip("node not found")
+	}
+	spec := Spec{ID: "x", Node: node, PackageDir: "/d/data/extensions/cli/pkg-x", WorkDir: "/d/project", UserHome: "/d/home",
+		Hidden: []string{"/d/data", "/run/user/1"}, Policy: Policy{Read: []string{"/d"}, NoNetwork: true}}
+	c, err := st.Wrap(context.Background(), spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	args := strings.Join(c.Args, " ")
+	for _, want := range []string{
+		"--ro-bind-try /d/project /d/project --ro-bind-try /d /d --tmpfs /d/data --ro-bind /d/data/extensions/cli/pkg-x /d/data/extensions/cli/pkg-x --chdir /d/data/extensions/cli/pkg-x --",
+		"--unshare-net", "--die-with-parent", "--new-session", "--unshare-pid", "--proc /proc", "--tmpfs /tmp",
+	} {
+		if !strings.Contains(args, want) {
+			t.Errorf("bwrap arguments lack %q:\n%s", want, args)
+		}
+	}
+	if strings.Contains(args, "/run/user/1") {
+		t.Errorf("a hidden path no grant reaches is mentioned: %s", args)
+	}
+	if !slices.Contains(c.Env, "HOME="+HomeDir) {
+		t.Errorf("env %q lacks HOME=%s", c.Env, HomeDir)
+	}
+}
+
+// TestSandboxKillsDescendants runs real Node in bubblewrap: a detached
+// grandchild does not outlive the extension, because the PID namespace ends
+// with it. Without the sandbox (Kind none) the same grandchild lives on.
+func TestSandboxKillsDescendants(t *testing.T) {
+	st, err := Probe(context.Background(), func(string) string { return "" })
+	if err != nil || st.Kind != KindBwrap {
+		t.Skipf("bubblewrap cannot run here: %s", st.Reason)
+	}
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Skip("node not found")
+	}
+	for _, kind := range []Kind{KindNone, KindBwrap} {
+		pkg := t.TempDir()
+		marker := "spirit-orphan-" + filepath.Base(filepath.Dir(pkg)) + string(kind)
+		script := `const { spawn } = require('node:child_process');
+const c = spawn('/bin/sh', ['-c', 'sleep 300; : ` + marker + `'], { detached: true, stdio: 'ignore' }); c.unref();
+console.log('spawned');`
+		c, err := Status{Kind: kind, Path: st.Path}.Wrap(context.Background(), Spec{ID: "t", Node: node, NodeArgs: []string{"-e", script}, PackageDir: pkg})
+		if err != nil {
+			t.Fatal(err)
+		}
+		cmd := exec.Command(c.Path, c.Args[1:]...)
+		cmd.Env, cmd.Dir = c.Env, c.Dir
+		out, err := cmd.CombinedOutput()
+		if err != nil || !strings.Contains(string(out), "spawned") {
+			t.Fatalf("node (%s): %v\n%s", kind, err, out)
+		}
+		limit := 5 * time.Second
+		if kind == KindNone {
+			limit = 300 * time.Millisecond // it is expected to stay
+		}
+		alive := waitGone(marker, limit)
+		if kind == KindNone {
+			if !alive {
+				t.Fatal("without a sandbox the detached grandchild is gone too: the test cannot tell")
+			}
+			killWith(marker)
+			continue
+		}
+		if alive {
+			killWith(marker)
+			t.Fatalf("a process with %s outlived the sandbox", marker)
+		}
+	}
+}
+
+// waitGone polls (bounded: the kernel reaps a dead PID namespace
+// asynchronously and sends no signal to us) until no process has s in its
+// command line; it reports whether one is still there.
+func waitGone(s string, limit time.Duration) bool {
+	deadline := time.Now().Add(limit)
+	for len(pidsWith(s)) > 0 {
+		if time.Now().After(deadline) {
+			return true
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return false
+}
+
+func killWith(s string) {
+	for _, pid := range pidsWith(s) {
+		_ = syscall.Kill(pid, syscall.SIGKILL)
+	}
+}
+
+func pidsWith(s string) []int {
+	var pids []int
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || pid == os.Getpid() {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if err == nil && strings.Contains(string(b), s) {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
+}
