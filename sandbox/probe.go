@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"os/exec"
 	"slices"
 	"strconv"
@@ -26,21 +27,52 @@ type Status struct {
 
 // Probe finds the sandbox to use: bubblewrap when it is on PATH and can
 // start a confined process here (user namespaces may be disabled), else
-// none with the reason. getenv reads EnvMode.
+// Landlock when the kernel has it, else none with the reason. getenv reads
+// EnvMode.
 func Probe(ctx context.Context, getenv func(string) string) (Status, error) {
 	mode := strings.TrimSpace(getenv(EnvMode))
 	switch mode {
-	case "", "auto", "bwrap":
+	case "", "auto", "bwrap", "landlock":
 	case "none", "off":
 		return Status{Kind: KindNone, Reason: "disabled by " + EnvMode + "=" + mode}, nil
 	default:
-		return Status{}, fmt.Errorf("%w %s=%q: use auto, bwrap or none", ErrBadMode, EnvMode, mode)
+		return Status{}, fmt.Errorf("%w %s=%q: use auto, bwrap, landlock or none", ErrBadMode, EnvMode, mode)
 	}
-	st := probeBwrap(ctx)
-	if st.Kind == KindNone && mode == "bwrap" {
-		return st, fmt.Errorf("%w: %s", ErrUnavailable, st.Reason)
+	var st Status
+	if mode != "landlock" {
+		st = probeBwrap(ctx)
+		if st.Kind == KindBwrap || mode == "bwrap" {
+			if st.Kind == KindNone {
+				return st, fmt.Errorf("%w: %s", ErrUnavailable, st.Reason)
+			}
+			return st, nil
+		}
 	}
-	return st, nil
+	ll := probeLandlock()
+	switch {
+	case ll.Kind == KindLandlock && st.Reason != "":
+		ll.Reason = st.Reason + "; using Landlock"
+	case ll.Kind == KindNone && st.Reason != "":
+		ll.Reason = st.Reason + "; " + ll.Reason
+	}
+	if ll.Kind == KindNone && mode == "landlock" {
+		return ll, fmt.Errorf("%w: %s", ErrUnavailable, ll.Reason)
+	}
+	return ll, nil
+}
+
+// probeLandlock checks the kernel's Landlock and finds spirit's own
+// executable, which re-executes itself (ExecCommand) to apply it.
+func probeLandlock() Status {
+	abi := landlockABI()
+	if abi < 1 {
+		return Status{Kind: KindNone, Reason: "Landlock is not enabled in this kernel"}
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return Status{Kind: KindNone, Reason: "cannot find spirit's own executable for Landlock: " + err.Error()}
+	}
+	return Status{Kind: KindLandlock, Path: self, Version: "Landlock ABI " + strconv.Itoa(abi)}
 }
 
 func probeBwrap(ctx context.Context) Status {
@@ -130,14 +162,18 @@ func ProbeNode(ctx context.Context, node string) (NodeInfo, error) {
 }
 
 // seatBelt returns Node's permission-model flags for g, or none when node
-// lacks the model or cannot be asked.
-func seatBelt(ctx context.Context, node string, g grants) []string {
+// lacks the model or cannot be asked. private adds bwrap's /tmp and HOME.
+func seatBelt(ctx context.Context, node string, g grants, private bool) []string {
 	info, err := ProbeNode(ctx, node)
 	if err != nil || info.PermissionFlag == "" {
 		return nil
 	}
 	a := []string{info.PermissionFlag}
-	writes := outermost(append(slices.Clone(g.write), "/tmp", HomeDir))
+	writes := slices.Clone(g.write)
+	if private {
+		writes = append(writes, "/tmp", HomeDir)
+	}
+	writes = outermost(writes)
 	for _, r := range outermost(append(slices.Clone(g.read), writes...)) {
 		a = append(a, "--allow-fs-read="+r)
 	}

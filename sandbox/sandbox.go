@@ -54,16 +54,23 @@ type Kind string
 const (
 	// KindBwrap is bubblewrap: namespaces and a filesystem of its own.
 	KindBwrap Kind = "bwrap"
+	// KindLandlock is Landlock, applied by a re-exec of spirit (ExecCommand)
+	// before it execs Node: the same file rules, no namespaces.
+	KindLandlock Kind = "landlock"
 	// KindNone means extensions run unconfined.
 	KindNone Kind = "none"
 )
 
-// HomeDir is the private, empty home directory extensions see.
+// ExecCommand is spirit's hidden command that applies Landlock and execs
+// Node (see Exec); the command line must route it to Exec.
+const ExecCommand = "__sandbox-exec"
+
+// HomeDir is the private, empty home directory extensions see under bwrap.
 const HomeDir = "/home/extension"
 
 // EnvMode is the variable that chooses the sandbox: "auto" or empty (the
-// strongest available), "bwrap" (fail when bubblewrap cannot run) or "none"
-// (run unconfined, for debugging).
+// strongest available), "bwrap" or "landlock" (fail when it cannot run), or
+// "none" (run unconfined, for debugging).
 const EnvMode = "SPIRIT_SANDBOX"
 
 // ErrUnavailable is returned when a sandbox was required but cannot run.
@@ -202,6 +209,9 @@ type Spec struct {
 	Hidden []string
 	// Policy is the extension's grants.
 	Policy Policy
+	// PrivateDir is a directory of this extension's own where Landlock
+	// keeps its HOME and TMPDIR (bwrap uses tmpfs instead).
+	PrivateDir string
 }
 
 // Command is a confined command: run Path with Args (Args[0] included),
@@ -224,10 +234,13 @@ func (s Status) Wrap(ctx context.Context, spec Spec) (*Command, error) {
 		return nil, fmt.Errorf("sandbox for %s: resolving node %s: %w", spec.ID, spec.Node, err)
 	}
 	g := grantsOf(spec)
+	if s.Kind == KindLandlock {
+		return s.wrapLandlock(ctx, spec, g, node)
+	}
 	args := []string{s.Path}
 	args = append(args, bwrapArgs(spec, g, node)...)
 	args = append(args, "--", node)
-	args = append(args, seatBelt(ctx, node, g)...)
+	args = append(args, seatBelt(ctx, node, g, true)...)
 	args = append(args, spec.NodeArgs...)
 	return &Command{Path: s.Path, Args: args, Env: sandboxEnv(spec.Env), Dir: spec.PackageDir}, nil
 }
@@ -369,8 +382,31 @@ func nodePrefix(node string) string {
 	return dir
 }
 
+func (s Status) wrapLandlock(ctx context.Context, spec Spec, g grants, node string) (*Command, error) {
+	if !filepath.IsAbs(spec.PrivateDir) {
+		return nil, fmt.Errorf("sandbox for %s: Landlock needs a private directory", spec.ID)
+	}
+	home, tmp := filepath.Join(spec.PrivateDir, "home"), filepath.Join(spec.PrivateDir, "tmp")
+	for _, d := range []string{home, tmp} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			return nil, fmt.Errorf("sandbox for %s: %w", spec.ID, err)
+		}
+	}
+	opts, err := landlockArgs(spec, g, node, home, tmp)
+	if err != nil {
+		return nil, err
+	}
+	belt := seatBelt(ctx, node, grants{read: g.read, write: append(slices.Clone(g.write), home, tmp)}, false)
+	args := append([]string{"spirit", ExecCommand}, opts...)
+	args = append(append(append(args, "--", node), belt...), spec.NodeArgs...)
+	return &Command{Path: s.Path, Args: args, Env: sandboxEnvAt(spec.Env, home, tmp), Dir: spec.PackageDir}, nil
+}
+
 // sandboxEnv is env with HOME and TMPDIR pointed into the sandbox.
-func sandboxEnv(env []string) []string {
+func sandboxEnv(env []string) []string { return sandboxEnvAt(env, HomeDir, "/tmp") }
+
+// sandboxEnvAt is env with HOME and TMPDIR replaced.
+func sandboxEnvAt(env []string, home, tmp string) []string {
 	out := make([]string, 0, len(env)+2)
 	for _, kv := range env {
 		name, _, _ := strings.Cut(kv, "=")
@@ -379,5 +415,5 @@ func sandboxEnv(env []string) []string {
 		}
 		out = append(out, kv)
 	}
-	return append(out, "HOME="+HomeDir, "TMPDIR=/tmp")
+	return append(out, "HOME="+home, "TMPDIR="+tmp)
 }

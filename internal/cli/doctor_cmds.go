@@ -86,6 +86,8 @@ func runDoctor(ctx context.Context, opts *DoctorOptions) error {
 		warn("%v", err)
 	} else if rep.Sandbox.Kind == sandbox.KindNone {
 		warn("extensions run without a sandbox (%s): they can read your files, spirit's data directory and secrets; install bubblewrap", rep.Sandbox.Reason)
+	} else if rep.Sandbox.Kind == sandbox.KindLandlock {
+		warn("extensions run under Landlock only (%s): no private /proc, /tmp or process namespace, and Unix sockets such as the D-Bus session bus stay reachable; install bubblewrap for the full sandbox", rep.Sandbox.Reason)
 	}
 
 	rep.Node = doctorNode(ctx, f)
@@ -137,9 +139,11 @@ func runDoctor(ctx context.Context, opts *DoctorOptions) error {
 		return writeJSON(f.IO.Out, rep)
 	}
 	w := f.IO.Out
-	switch {
-	case rep.Sandbox.Kind == sandbox.KindBwrap:
+	switch rep.Sandbox.Kind {
+	case sandbox.KindBwrap:
 		fmt.Fprintf(w, "sandbox: bwrap (%s, %s)\n", rep.Sandbox.Path, rep.Sandbox.Version)
+	case sandbox.KindLandlock:
+		fmt.Fprintf(w, "sandbox: landlock (%s; %s)\n", rep.Sandbox.Version, rep.Sandbox.Reason)
 	default:
 		fmt.Fprintf(w, "sandbox: none (%s)\n", rep.Sandbox.Reason)
 	}

@@ -22,7 +22,13 @@ import (
 // addSandboxCommands adds `extension permissions`, `doctor`, and the
 // --sandbox flag of the commands that run extensions.
 func addSandboxCommands(root *cobra.Command, f *Factory) {
-	root.AddCommand(newCmdDoctor(f, nil))
+	root.AddCommand(newCmdDoctor(f, nil), &cobra.Command{
+		Use:                sandbox.ExecCommand + " [--ro PATH | --rw PATH | --no-network]... -- PROGRAM [ARG]...",
+		Short:              "Apply Landlock and exec PROGRAM (spirit runs this itself for each extension)",
+		Hidden:             true,
+		DisableFlagParsing: true,
+		RunE:               func(cmd *cobra.Command, args []string) error { return sandbox.Exec(args) },
+	})
 	for _, c := range root.Commands() {
 		switch c.Name() {
 		case "extension":
@@ -119,6 +125,7 @@ func (c *confiner) Confine(ctx context.Context, ext *install.Installed, cmd *exe
 		UserHome:   c.f.Getenv("HOME"),
 		Hidden:     hiddenPaths(c.f, c.p),
 		Policy:     pol,
+		PrivateDir: filepath.Join(c.p.SpiritDir(), "sandbox", paths.EncodeID(ext.ID)),
 	}
 	wrapped, err := c.status.Wrap(ctx, spec)
 	if err != nil {

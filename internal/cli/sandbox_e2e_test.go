@@ -16,10 +16,10 @@ import (
 )
 
 // TestScriptSandbox runs the hostile-extension suite, testdata/sandbox/*.txtar,
-// through the real command line and real Node.js, with bubblewrap and with
-// the sandbox off. Besides the environment of TestScript, $HTTP_URL is a
-// server on 127.0.0.1 that answers "pong", and the condition [bwrap] says
-// whether bubblewrap can run here.
+// through the real command line and real Node.js, with bubblewrap, with
+// Landlock, and with the sandbox off. Besides the environment of TestScript, $HTTP_URL is a
+// server on 127.0.0.1 that answers "pong", and the conditions [bwrap] and
+// [landlock] say whether bubblewrap and Landlock can run here.
 func TestScriptSandbox(t *testing.T) {
 	_, file, _, _ := runtime.Caller(0)
 	repo := filepath.Join(filepath.Dir(file), "..", "..")
@@ -27,14 +27,18 @@ func TestScriptSandbox(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	ll, _ := sandbox.Probe(context.Background(), func(string) string { return "landlock" })
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, "pong") }))
 	t.Cleanup(srv.Close) // the scripts run in parallel, after Run returns
 	testscript.Run(t, testscript.Params{
 		Dir:                 "testdata/sandbox",
 		RequireExplicitExec: true,
 		Condition: func(cond string) (bool, error) {
-			if cond == "bwrap" {
+			switch cond {
+			case "bwrap":
 				return st.Kind == sandbox.KindBwrap, nil
+			case "landlock":
+				return ll.Kind == sandbox.KindLandlock, nil
 			}
 			return false, fmt.Errorf("unknown condition %q", cond)
 		},
