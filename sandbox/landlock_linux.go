@@ -75,7 +75,9 @@ func Exec(args []string) error {
 	for _, p := range rw {
 		rules = append(rules, pathRule(p, true))
 	}
-	cfg := landlock.V7.BestEffort()
+	// V9 adds connecting to Unix sockets by path (the D-Bus session bus);
+	// older kernels get what they support.
+	cfg := landlock.V9.BestEffort()
 	if err := cfg.RestrictPaths(rules...); err != nil {
 		return fmt.Errorf("sandbox exec: Landlock paths: %w", err)
 	}

@@ -2,8 +2,8 @@
 // been granted.
 //
 // On Linux the process runs inside bubblewrap (bwrap): new user (where
-// possible), PID, IPC, UTS and mount namespaces, --die-with-parent and
-// --new-session. The filesystem it sees is only:
+// possible), PID, IPC, UTS and mount namespaces, no capabilities (also when
+// spirit runs as root), --die-with-parent and --new-session. The filesystem it sees is only:
 //
 //   - the system directories Node needs, read-only: /usr, the /bin, /sbin and
 //     /lib* links or directories, and the few /etc files name resolution, TLS
@@ -29,8 +29,9 @@
 // its own environment for the child), with HOME and TMPDIR pointed into the
 // sandbox. Inherited file descriptors (the runner's fd 3 and 4) pass through.
 //
-// Node's own permission model (--permission on Node 22 and later,
-// --experimental-permission on Node 20 and 21) is added as a seat belt with
+// Node's own permission model (--permission, or --experimental-permission
+// on a Node that only knows that one; found by asking node) is added as a
+// seat belt with
 // the same file rules; child processes, workers and native addons stay
 // allowed (they are confined by the OS sandbox), so it guards Node's fs API
 // only. Where no OS sandbox can run, extensions run unconfined and the caller
@@ -313,7 +314,7 @@ var systemTop = []string{"/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"}
 func bwrapArgs(spec Spec, g grants, node string) []string {
 	a := []string{
 		"--unshare-user-try", "--unshare-ipc", "--unshare-pid", "--unshare-uts", "--unshare-cgroup-try",
-		"--die-with-parent", "--new-session",
+		"--die-with-parent", "--new-session", "--cap-drop", "ALL",
 	}
 	if spec.Policy.NoNetwork {
 		a = append(a, "--unshare-net")
