@@ -7,11 +7,13 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
+
+	"github.com/spiritagents/spirit/internal/atomicfile"
 )
 
 // Status is the sandbox in force and why.
@@ -119,13 +121,46 @@ type NodeInfo struct {
 	Allow []string `json:"allow,omitempty"`
 }
 
-var nodeCache sync.Map // node path -> NodeInfo
-
-// ProbeNode asks node for its version and permission flags (cached per path).
-func ProbeNode(ctx context.Context, node string) (NodeInfo, error) {
-	if v, ok := nodeCache.Load(node); ok {
-		return v.(NodeInfo), nil
+// ProbeNode asks node for its version and permission flags. With a
+// cacheFile, the answer is kept there per executable (path, size and
+// modification time), so a command line run does not start Node twice.
+func ProbeNode(ctx context.Context, node, cacheFile string) (NodeInfo, error) {
+	key := ""
+	if fi, err := os.Stat(node); err == nil {
+		key = fmt.Sprintf("%s\x00%d\x00%d", node, fi.Size(), fi.ModTime().UnixNano())
 	}
+	cache := readNodeCache(cacheFile)
+	if info, ok := cache[key]; ok && key != "" {
+		return info, nil
+	}
+	info, err := askNode(ctx, node)
+	if err != nil {
+		return NodeInfo{}, err
+	}
+	if cacheFile != "" && key != "" {
+		cache = map[string]NodeInfo{key: info} // one Node at a time is the common case
+		if data, err := json.Marshal(cache); err == nil {
+			_ = os.MkdirAll(filepath.Dir(cacheFile), 0o700)
+			_ = atomicfile.Write(cacheFile, data, 0o600)
+		}
+	}
+	return info, nil
+}
+
+// readNodeCache reads cacheFile; anything unreadable is an empty cache.
+func readNodeCache(cacheFile string) map[string]NodeInfo {
+	out := map[string]NodeInfo{}
+	if cacheFile == "" {
+		return out
+	}
+	data, err := os.ReadFile(cacheFile)
+	if err != nil || len(data) > 64<<10 || json.Unmarshal(data, &out) != nil {
+		return map[string]NodeInfo{}
+	}
+	return out
+}
+
+func askNode(ctx context.Context, node string) (NodeInfo, error) {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	script := `process.stdout.write(JSON.stringify({v: process.versions.node, f: [...process.allowedNodeEnvironmentFlags].filter((f) => f.startsWith('--allow-') || f.endsWith('permission'))}))`
@@ -157,14 +192,13 @@ func ProbeNode(ctx context.Context, node string) (NodeInfo, error) {
 	if info.Major < 20 || !slices.Contains(info.Allow, "--allow-fs-read") {
 		info.PermissionFlag = ""
 	}
-	nodeCache.Store(node, info)
 	return info, nil
 }
 
 // seatBelt returns Node's permission-model flags for g, or none when node
 // lacks the model or cannot be asked. private adds bwrap's /tmp and HOME.
-func seatBelt(ctx context.Context, node string, g grants, private bool) []string {
-	info, err := ProbeNode(ctx, node)
+func seatBelt(ctx context.Context, node, cacheFile string, g grants, private bool) []string {
+	info, err := ProbeNode(ctx, node, cacheFile)
 	if err != nil || info.PermissionFlag == "" {
 		return nil
 	}

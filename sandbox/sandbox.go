@@ -213,6 +213,9 @@ type Spec struct {
 	// PrivateDir is a directory of this extension's own where Landlock
 	// keeps its HOME and TMPDIR (bwrap uses tmpfs instead).
 	PrivateDir string
+	// NodeInfoCache is a file where what Node supports is kept between
+	// runs ("" asks Node every time).
+	NodeInfoCache string
 }
 
 // Command is a confined command: run Path with Args (Args[0] included),
@@ -241,7 +244,7 @@ func (s Status) Wrap(ctx context.Context, spec Spec) (*Command, error) {
 	args := []string{s.Path}
 	args = append(args, bwrapArgs(spec, g, node)...)
 	args = append(args, "--", node)
-	args = append(args, seatBelt(ctx, node, g, true)...)
+	args = append(args, seatBelt(ctx, node, spec.NodeInfoCache, g, true)...)
 	args = append(args, spec.NodeArgs...)
 	return &Command{Path: s.Path, Args: args, Env: sandboxEnv(spec.Env), Dir: spec.PackageDir}, nil
 }
@@ -397,7 +400,7 @@ func (s Status) wrapLandlock(ctx context.Context, spec Spec, g grants, node stri
 	if err != nil {
 		return nil, err
 	}
-	belt := seatBelt(ctx, node, grants{read: g.read, write: append(slices.Clone(g.write), home, tmp)}, false)
+	belt := seatBelt(ctx, node, spec.NodeInfoCache, grants{read: g.read, write: append(slices.Clone(g.write), home, tmp)}, false)
 	args := append([]string{"spirit", ExecCommand}, opts...)
 	args = append(append(append(args, "--", node), belt...), spec.NodeArgs...)
 	return &Command{Path: s.Path, Args: args, Env: sandboxEnvAt(spec.Env, home, tmp), Dir: spec.PackageDir}, nil

@@ -195,3 +195,34 @@ func pidsWith(s string) []int {
 	}
 	return pids
 }
+
+// TestProbeNodeCache checks that a kept answer is used for the same
+// executable, and that a damaged cache file is asked past.
+func TestProbeNodeCache(t *testing.T) {
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Skip("node not found")
+	}
+	node, _ = filepath.EvalSymlinks(node)
+	cache := filepath.Join(t.TempDir(), "cache", "node-info.json")
+	first, err := ProbeNode(context.Background(), node, cache)
+	if err != nil || first.Version == "" {
+		t.Fatalf("ProbeNode = %+v, %v", first, err)
+	}
+	data, err := os.ReadFile(cache)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(cache, []byte(strings.ReplaceAll(string(data), first.Version, "99.0.0")), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := ProbeNode(context.Background(), node, cache); got.Version != "99.0.0" {
+		t.Fatalf("the cached answer was not used: %+v", got)
+	}
+	if err := os.WriteFile(cache, []byte("{garbage"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := ProbeNode(context.Background(), node, cache); err != nil || got.Version != first.Version {
+		t.Fatalf("with a damaged cache: %+v, %v", got, err)
+	}
+}

@@ -179,7 +179,7 @@ func doctorNode(ctx context.Context, f *Factory) DoctorNode {
 	if err != nil {
 		return DoctorNode{Error: fmt.Sprintf("%s not found; install Node.js 18 or later, or set SPIRIT_NODE", name)}
 	}
-	info, err := sandbox.ProbeNode(ctx, path)
+	info, err := sandbox.ProbeNode(ctx, path, "")
 	if err != nil {
 		return DoctorNode{Path: path, Error: err.Error()}
 	}

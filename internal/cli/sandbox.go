@@ -126,6 +126,8 @@ func (c *confiner) Confine(ctx context.Context, ext *install.Installed, cmd *exe
 		Hidden:     hiddenPaths(c.f, c.p),
 		Policy:     pol,
 		PrivateDir: filepath.Join(c.p.SpiritDir(), "sandbox", paths.EncodeID(ext.ID)),
+		// NodeInfoCache is in spirit's cache, which no extension sees.
+		NodeInfoCache: nodeInfoCache(c.p),
 	}
 	wrapped, err := c.status.Wrap(ctx, spec)
 	if err != nil {
@@ -192,3 +194,6 @@ func policies(f *Factory, p *paths.Paths) map[string]sandbox.Policy {
 	}
 	return all
 }
+
+// nodeInfoCache is where the sandbox keeps what Node supports.
+func nodeInfoCache(p *paths.Paths) string { return filepath.Join(p.CacheDir(), "node-info.json") }
