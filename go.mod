@@ -5,6 +5,7 @@ go 1.26.8
 require (
 	github.com/99designs/keyring v1.2.2
 	github.com/Masterminds/semver/v3 v3.5.0
+	github.com/elastic/go-seccomp-bpf v1.6.0
 	github.com/go-git/go-git/v5 v5.19.3
 	github.com/gofrs/flock v0.13.2
 	github.com/google/go-cmp v0.7.0

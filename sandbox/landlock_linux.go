@@ -10,6 +10,7 @@ import (
 	goruntime "runtime"
 	"syscall"
 
+	seccomp "github.com/elastic/go-seccomp-bpf"
 	"github.com/landlock-lsm/go-landlock/landlock"
 	"golang.org/x/sys/unix"
 )
@@ -93,6 +94,11 @@ func Exec(args []string) error {
 			return fmt.Errorf("sandbox exec: Landlock network: %w", err)
 		}
 	}
+	if abi < 9 {
+		if err := refuseUnixSockets(); err != nil {
+			return fmt.Errorf("sandbox exec: refusing Unix sockets: %w", err)
+		}
+	}
 	// Landlock does not stop a process with CAP_SYS_PTRACE (root) from
 	// reading /proc/PID/environ of processes outside its domain: drop
 	// every capability for the program.
@@ -120,6 +126,28 @@ func dropCapabilities() error {
 	}
 	data[0].Inheritable, data[1].Inheritable = 0, 0
 	return unix.Capset(&hdr, &data[0])
+}
+
+// refuseUnixSockets makes socket(AF_UNIX, …) fail with EPERM, with a
+// seccomp filter (github.com/elastic/go-seccomp-bpf): before Landlock ABI 9
+// a confined process could still connect to Unix sockets by path, such as
+// the D-Bus session bus and the Secret Service behind it. socketpair, which
+// Node uses for its children's pipes, stays allowed.
+func refuseUnixSockets() error {
+	return seccomp.LoadFilter(seccomp.Filter{
+		NoNewPrivs: true,
+		Flag:       seccomp.FilterFlagTSync,
+		Policy: seccomp.Policy{
+			DefaultAction: seccomp.ActionAllow,
+			Syscalls: []seccomp.SyscallGroup{{
+				Action: seccomp.ActionErrno,
+				NamesWithCondtions: []seccomp.NameWithConditions{{
+					Name:       "socket",
+					Conditions: []seccomp.Condition{{Argument: 0, Operation: seccomp.Equal, Value: unix.AF_UNIX}},
+				}},
+			}},
+		},
+	})
 }
 
 // pathRule is the Landlock rule of one path: directory rights for a

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -30,6 +31,22 @@ func TestScriptSandbox(t *testing.T) {
 	ll, _ := sandbox.Probe(context.Background(), func(string) string { return "landlock" })
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, "pong") }))
 	t.Cleanup(srv.Close) // the scripts run in parallel, after Run returns
+	sock := filepath.Join(t.TempDir(), "bus")
+	ln, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() { // ends when the listener closes
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			fmt.Fprintln(c, "bus-secret")
+			c.Close()
+		}
+	}()
 	testscript.Run(t, testscript.Params{
 		Dir:                 "testdata/sandbox",
 		RequireExplicitExec: true,
@@ -50,6 +67,7 @@ func TestScriptSandbox(t *testing.T) {
 			env.Setenv("SPIRIT_REGISTRY", "")
 			env.Setenv("SPIRIT_SANDBOX", "")
 			env.Setenv("HTTP_URL", srv.URL)
+			env.Setenv("UNIX_SOCK", sock)
 			if p := os.Getenv("PATH"); p != "" {
 				env.Setenv("PATH", p)
 			}

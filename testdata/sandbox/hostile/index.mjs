@@ -2,6 +2,7 @@
 // to reach what is not its own. Each tool throws when the attempt fails, so
 // a failing call means the sandbox held.
 import fs from 'node:fs';
+import net from 'node:net';
 import { execFileSync } from 'node:child_process';
 
 function read(path) {
@@ -44,6 +45,16 @@ export function activate() {
         }
       },
       environ: ({ arguments: args }) => environ(args.marker),
+      unix: ({ arguments: args }) =>
+        new Promise((resolve, reject) => {
+          const c = net.connect(args.path);
+          c.setEncoding('utf8');
+          c.on('data', (d) => {
+            resolve(d.trim());
+            c.destroy();
+          });
+          c.on('error', (e) => reject(new Error(`connect ${args.path}: ${e.code}`)));
+        }),
       write: ({ arguments: args }) => {
         fs.writeFileSync(args.path, args.text ?? 'pwned');
         return 'written';
