@@ -120,7 +120,7 @@ func (c *confiner) Confine(ctx context.Context, ext *install.Installed, cmd *exe
 		Node:       cmd.Path,
 		NodeArgs:   cmd.Args[1:],
 		Env:        append(cmd.Env, grantedEnv(c.f.Getenv, pol.Env)...),
-		PackageDir: ext.Dir,
+		PackageDir: absOr(ext.Dir),
 		WorkDir:    wd,
 		UserHome:   c.f.Getenv("HOME"),
 		Hidden:     hiddenPaths(c.f, c.p),
@@ -153,10 +153,22 @@ func grantedEnv(getenv func(string) string, names []string) []string {
 // path: the data directory (install tree, every extension's settings,
 // logs, the file keyring, mcp.token) and the user's runtime directory
 // (D-Bus and keyring sockets).
+// Each is made absolute and also given with its links resolved, so a
+// grant of the real location does not expose it either.
 func hiddenPaths(f *Factory, p *paths.Paths) []string {
-	hidden := []string{p.DataDir}
-	if d := f.Getenv("XDG_RUNTIME_DIR"); filepath.IsAbs(d) {
-		hidden = append(hidden, d)
+	var hidden []string
+	for _, d := range []string{p.DataDir, f.Getenv("XDG_RUNTIME_DIR")} {
+		if strings.TrimSpace(d) == "" {
+			continue
+		}
+		abs, err := filepath.Abs(d)
+		if err != nil {
+			continue
+		}
+		hidden = append(hidden, abs)
+		if real, err := filepath.EvalSymlinks(abs); err == nil && real != abs {
+			hidden = append(hidden, real)
+		}
 	}
 	return hidden
 }
@@ -197,3 +209,11 @@ func policies(f *Factory, p *paths.Paths) map[string]sandbox.Policy {
 
 // nodeInfoCache is where the sandbox keeps what Node supports.
 func nodeInfoCache(p *paths.Paths) string { return filepath.Join(p.CacheDir(), "node-info.json") }
+
+// absOr is path made absolute, or path when that fails.
+func absOr(path string) string {
+	if abs, err := filepath.Abs(path); err == nil {
+		return abs
+	}
+	return path
+}
