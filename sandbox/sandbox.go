@@ -238,6 +238,9 @@ func (s Status) Wrap(ctx context.Context, spec Spec) (*Command, error) {
 		return nil, fmt.Errorf("sandbox for %s: resolving node %s: %w", spec.ID, spec.Node, err)
 	}
 	g := grantsOf(spec)
+	if err := g.checkHidden(); err != nil {
+		return nil, err
+	}
 	if s.Kind == KindLandlock {
 		return s.wrapLandlock(ctx, spec, g, node)
 	}
@@ -268,6 +271,19 @@ func grantsOf(spec Spec) grants {
 		}
 	}
 	return g
+}
+
+// checkHidden refuses a grant inside a hidden path: the data directory
+// stays out of reach whatever is granted.
+func (g grants) checkHidden() error {
+	for _, p := range append(slices.Clone(g.read[1:]), g.write...) {
+		for _, h := range g.hidden {
+			if within(p, h) {
+				return &PolicyError{Field: "path", Value: p, Message: "lies in " + h + ", which extensions never see"}
+			}
+		}
+	}
+	return nil
 }
 
 // defaultWorkDirOK says whether the working directory may be granted by

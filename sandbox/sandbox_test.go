@@ -140,3 +140,20 @@ func TestProbeNodeCache(t *testing.T) {
 		t.Fatalf("with a damaged cache: %+v, %v", got, err)
 	}
 }
+
+// TestWrapRefusesGrantInHidden checks that a grant inside the data
+// directory is refused in both sandboxes, not silently masked or opened.
+func TestWrapRefusesGrantInHidden(t *testing.T) {
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Skip("node not found")
+	}
+	spec := Spec{ID: "x", Node: node, PackageDir: "/d/data/extensions/cli/pkg-x", PrivateDir: t.TempDir(),
+		Hidden: []string{"/d/data"}, Policy: Policy{Write: []string{"/d/data/extensions/cli/extension-state"}}}
+	for _, kind := range []Kind{KindBwrap, KindLandlock} {
+		_, err := Status{Kind: kind, Path: "/bin/true"}.Wrap(context.Background(), spec)
+		if err == nil || !strings.Contains(err.Error(), "lies in /d/data, which extensions never see") {
+			t.Errorf("%s: Wrap = %v, want the grant refused", kind, err)
+		}
+	}
+}
