@@ -273,6 +273,12 @@ func grantsOf(spec Spec) grants {
 	return g
 }
 
+// CheckHidden returns a *PolicyError when a path p grants lies inside one
+// of hidden (which Wrap refuses too).
+func (p Policy) CheckHidden(hidden []string) error {
+	return grants{read: append([]string{""}, p.Read...), write: p.Write, hidden: hidden}.checkHidden()
+}
+
 // checkHidden refuses a grant inside a hidden path: the data directory
 // stays out of reach whatever is granted.
 func (g grants) checkHidden() error {

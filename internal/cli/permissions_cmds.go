@@ -128,7 +128,11 @@ func runPermissions(ctx context.Context, opts *PermissionsOptions) error {
 		pol.NoNetwork = pol.NoNetwork || opts.NoNetwork
 		pol.NoWorkDir = pol.NoWorkDir || opts.NoCwd
 		pol.Unsandboxed = pol.Unsandboxed || opts.Unsandboxed
-		if _, err := pol.Clean(); err != nil {
+		clean, err := pol.Clean()
+		if err == nil {
+			err = clean.CheckHidden(hiddenPaths(f, p))
+		}
+		if err != nil {
 			return usageErrorf("%v", err)
 		}
 		in := &install.Installer{Paths: p}
