@@ -187,7 +187,10 @@ func (h *Host) start(ctx context.Context, ext *install.Installed, ev *Event) (*p
 	cmd.Stdout, cmd.Stderr = p.logw, p.logw
 	cmd.ExtraFiles = []*os.File{toChildR, fromChildW}
 	fmt.Fprintf(logFile, "--- %s spirit started %s %s\n", time.Now().UTC().Format(time.RFC3339), ext.ID, m.Version)
-	err = cmd.Start()
+	err = h.confine(ctx, ext, cmd)
+	if err == nil {
+		err = cmd.Start()
+	}
 	toChildR.Close()
 	fromChildW.Close()
 	if err != nil {

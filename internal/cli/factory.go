@@ -17,6 +17,8 @@ type GlobalOptions struct {
 	JSON     bool
 	Registry string
 	Verbose  bool
+	// Sandbox is --sandbox of the commands that run extensions: auto or off.
+	Sandbox string
 }
 
 // Factory makes the dependencies of commands, lazily, so a test can replace

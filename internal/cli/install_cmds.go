@@ -16,6 +16,7 @@ import (
 	"github.com/spiritagents/spirit/manifest"
 	"github.com/spiritagents/spirit/npm"
 	"github.com/spiritagents/spirit/runtime"
+	"github.com/spiritagents/spirit/sandbox"
 )
 
 // addInstallCommands adds the install commands to the extension group.
@@ -280,6 +281,8 @@ type installedJSON struct {
 	Broken           string   `json:"broken,omitempty"`
 	RollbackVersion  string   `json:"rollbackVersion,omitempty"`
 	SettingsFile     string   `json:"settingsFile,omitempty"`
+	// Permissions is the extension's sandbox grants (list and info only).
+	Permissions *sandbox.Policy `json:"permissions,omitempty"`
 }
 
 type toolJSON struct {
@@ -342,6 +345,7 @@ func runList(ctx context.Context, opts *ListOptions) error {
 		return err
 	}
 	flags := marketplaceFlags(ctx, f, list)
+	perms := policies(f, p)
 	if f.Global.JSON {
 		out := struct {
 			Extensions []installedJSON `json:"extensions"`
@@ -349,6 +353,8 @@ func runList(ctx context.Context, opts *ListOptions) error {
 		for i := range list {
 			j := toInstalledJSON(&list[i], "", "")
 			j.MarketplaceFlags = flags[list[i].ID]
+			pol := perms[list[i].ID]
+			j.Permissions = &pol
 			out.Extensions = append(out.Extensions, j)
 		}
 		return writeJSON(f.IO.Out, out)
@@ -377,6 +383,9 @@ func runList(ctx context.Context, opts *ListOptions) error {
 		}
 		if in.Entry != nil && in.Entry.ArchiveFileName != "" {
 			termtext.Fprintf(w, "    source: %s\n", in.Entry.ArchiveFileName)
+		}
+		if pol := perms[in.ID]; !pol.IsDefault() {
+			fmt.Fprintf(w, "    permissions: %s\n", pol.Summary())
 		}
 		for _, flag := range flags[in.ID] {
 			switch flag {
@@ -429,6 +438,8 @@ func runInfo(opts *InfoOptions) error {
 		settings = p.SettingsFile(in.ID)
 	}
 	j := toInstalledJSON(in, rollback, settings)
+	pol := policies(f, p)[in.ID]
+	j.Permissions = &pol
 	if f.Global.JSON {
 		return writeJSON(f.IO.Out, j)
 	}
@@ -467,6 +478,7 @@ func runInfo(opts *InfoOptions) error {
 	line("directory", j.Directory)
 	line("settings_file", j.SettingsFile)
 	line("rollback_version", j.RollbackVersion)
+	line("permissions", pol.Summary())
 	return nil
 }
 

@@ -6,12 +6,14 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"os/exec"
 	"time"
 
 	"github.com/99designs/keyring"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 
+	"github.com/spiritagents/spirit/install"
 	"github.com/spiritagents/spirit/internal/build"
 	"github.com/spiritagents/spirit/internal/iostreams"
 	"github.com/spiritagents/spirit/internal/termtext"
@@ -47,13 +49,16 @@ type MCPServeOptions struct {
 	Listen    string
 	Timeout   time.Duration
 	Yes       bool
+	// Confiner makes the sandbox for the extensions; nil runs them unconfined.
+	Confiner func(*paths.Paths) *confiner
 
 	// ready, when set, is told the HTTP address once it listens (tests).
 	ready func(addr string)
 }
 
 func newCmdMCPServe(f *Factory, runF func(*MCPServeOptions) error) *cobra.Command {
-	opts := &MCPServeOptions{IO: f.IO, Paths: f.Paths, Getenv: f.Getenv}
+	opts := &MCPServeOptions{IO: f.IO, Paths: f.Paths, Getenv: f.Getenv,
+		Confiner: func(p *paths.Paths) *confiner { return newConfiner(f, p) }}
 	cmd := &cobra.Command{
 		Use:   "serve",
 		Short: "Serve the tools of installed extensions as an MCP server",
@@ -124,7 +129,7 @@ func runMCPServe(ctx context.Context, opts *MCPServeOptions) error {
 	secrets := runtime.NewSecrets(func() (keyring.Keyring, error) {
 		return runtime.OpenKeyring(runtime.KeyringConfig{Getenv: opts.Getenv, FileDir: keyringDir(p.DataDir)})
 	})
-	host, err := runtime.New(runtime.Options{Paths: p, Getenv: opts.Getenv, Secrets: secrets, CallTimeout: opts.Timeout})
+	host, err := runtime.New(runtime.Options{Paths: p, Getenv: opts.Getenv, Secrets: secrets, CallTimeout: opts.Timeout, Confine: confineWith(opts.Confiner, p)})
 	if err != nil {
 		return err
 	}
@@ -168,4 +173,12 @@ func runMCPServe(ctx context.Context, opts *MCPServeOptions) error {
 		opts.ready(ln.Addr().String())
 	}
 	return srv.ServeHTTP(ctx, ln, token)
+}
+
+// confineWith is the runtime's Confine hook from an optional confiner maker.
+func confineWith(mk func(*paths.Paths) *confiner, p *paths.Paths) func(context.Context, *install.Installed, *exec.Cmd) error {
+	if mk == nil {
+		return nil
+	}
+	return mk(p).Confine
 }

@@ -56,6 +56,7 @@ func newHost(f *Factory, callTimeout time.Duration) (*runtime.Host, error) {
 		Getenv:      f.Getenv,
 		Secrets:     newSecrets(f, p.DataDir),
 		CallTimeout: callTimeout,
+		Confine:     newConfiner(f, p).Confine,
 	})
 	if err != nil {
 		return nil, err
@@ -65,6 +66,9 @@ func newHost(f *Factory, callTimeout time.Duration) (*runtime.Host, error) {
 
 // hostError adds a hint to the runtime errors that have a remedy.
 func hostError(err error) error {
+	if hint := sandboxHint(err); hint != "" {
+		return withHint(err, hint)
+	}
 	var ve *runtime.NodeVersionError
 	var xe *runtime.ExitError
 	switch {

@@ -1,0 +1,93 @@
+package install
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/spiritagents/spirit/paths"
+	"github.com/spiritagents/spirit/sandbox"
+)
+
+func TestPermissionsRoundTrip(t *testing.T) {
+	p := paths.New(t.TempDir(), paths.HostCLI)
+	in := &Installer{Paths: p}
+	if _, err := in.SetPermissions(context.Background(), "nope", sandbox.Policy{NoNetwork: true}); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("SetPermissions of a missing extension: %v, want ErrNotFound", err)
+	}
+	dir := p.PackageDir("ext")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "package.json"), []byte(`{"name":"ext","version":"1.0.0","spiritExtension":{"supportedHosts":["cli"]}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got, err := in.SetPermissions(context.Background(), "ext", sandbox.Policy{Read: []string{"/a/./b"}, NoNetwork: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Read[0] != "/a/b" {
+		t.Fatalf("stored %q, want the cleaned /a/b", got.Read)
+	}
+	back, err := Permissions(p, "ext")
+	if err != nil || !back.NoNetwork || back.Read[0] != "/a/b" {
+		t.Fatalf("Permissions = %+v, %v", back, err)
+	}
+	fi, err := os.Stat(PermissionsFile(p))
+	if err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("permissions file: %v, mode %v", err, fi.Mode())
+	}
+	if _, err := in.SetPermissions(context.Background(), "ext", sandbox.Policy{}); err != nil {
+		t.Fatal(err)
+	}
+	all, err := AllPermissions(p)
+	if err != nil || len(all) != 0 {
+		t.Fatalf("after a reset: %v, %v", all, err)
+	}
+}
+
+func TestPermissionsDamaged(t *testing.T) {
+	tests := []struct{ name, data, want string }{
+		{name: "garbage", data: "{not json", want: "invalid character"},
+		{name: "truncated", data: `{"version":1,"extensions":{"a":{"read":["/x"`, want: "unexpected end"},
+		{name: "future version", data: `{"version":2,"extensions":{}}`, want: "version 2"},
+		{name: "relative grant", data: `{"version":1,"extensions":{"a":{"write":["x"]}}}`, want: `extension a: invalid path grant "x"`},
+		{name: "wrong types", data: `{"version":1,"extensions":{"a":{"noNetwork":"yes"}}}`, want: "cannot unmarshal"},
+		{name: "huge", data: `{"version":1,"extensions":{}}` + strings.Repeat(" ", maxPermissionsFile), want: "larger than"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := paths.New(t.TempDir(), paths.HostCLI)
+			if err := os.MkdirAll(p.SpiritDir(), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(PermissionsFile(p), []byte(tt.data), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			_, err := AllPermissions(p)
+			if !errors.Is(err, ErrBadPermissions) || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("AllPermissions = %v, want ErrBadPermissions with %q", err, tt.want)
+			}
+		})
+	}
+}
+
+func FuzzParsePermissions(f *testing.F) {
+	f.Add([]byte(`{"version":1,"extensions":{"a":{"read":["/x"],"env":["A"],"noNetwork":true}}}`))
+	f.Add([]byte(`{"version":1}`))
+	f.Add([]byte(`[]`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		all, err := parsePermissions("permissions.json", data)
+		if err != nil {
+			return
+		}
+		for id, pol := range all {
+			if _, err := pol.Clean(); err != nil {
+				t.Fatalf("%s: a parsed policy does not clean: %v", id, err)
+			}
+		}
+	})
+}

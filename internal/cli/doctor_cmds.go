@@ -1,0 +1,191 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"slices"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/spiritagents/spirit/install"
+	"github.com/spiritagents/spirit/sandbox"
+)
+
+// DoctorOptions are the inputs of `spirit doctor`.
+type DoctorOptions struct{ f *Factory }
+
+func newCmdDoctor(f *Factory, runF func(*DoctorOptions) error) *cobra.Command {
+	opts := &DoctorOptions{f: f}
+	return &cobra.Command{
+		Use:   "doctor",
+		Short: "Check the sandbox, Node.js, keyring and data directory extensions run with",
+		Long: `Report how extensions would run here: which sandbox is in force (bwrap, or
+none and why), the Node.js version and whether its permission model is used,
+the keyring backend, the permissions of the data directory (a directory that
+others can write lets them replace extensions), and every extension granted
+--unsandboxed. Problems are listed as warnings; the exit code is 0 unless the
+check itself fails.`,
+		Example: "  spirit doctor\n  spirit doctor --json",
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if runF != nil {
+				return runF(opts)
+			}
+			return runDoctor(cmd.Context(), opts)
+		},
+	}
+}
+
+// DoctorReport is the --json output of `doctor`. Its fields are a public contract.
+type DoctorReport struct {
+	Sandbox sandbox.Status `json:"sandbox"`
+	Node    DoctorNode     `json:"node"`
+	Keyring DoctorKeyring  `json:"keyring"`
+	DataDir string         `json:"dataDir"`
+	// Unsandboxed are the extensions granted --unsandboxed.
+	Unsandboxed []string `json:"unsandboxed"`
+	// Warnings are the problems found, one sentence each.
+	Warnings []string `json:"warnings"`
+}
+
+// DoctorNode is the Node.js extensions run with.
+type DoctorNode struct {
+	Path    string `json:"path,omitempty"`
+	Version string `json:"version,omitempty"`
+	// PermissionModel is the flag of Node's permission model used as a
+	// seat belt inside the sandbox, "" when this Node has none.
+	PermissionModel string `json:"permissionModel,omitempty"`
+	Error           string `json:"error,omitempty"`
+}
+
+// DoctorKeyring is where extension secrets are kept.
+type DoctorKeyring struct {
+	// Backend is "system" (Secret Service, KWallet, Keychain or Credential
+	// Manager) or the SPIRIT_KEYRING_BACKEND value.
+	Backend string `json:"backend"`
+	Dir     string `json:"dir,omitempty"`
+}
+
+func runDoctor(ctx context.Context, opts *DoctorOptions) error {
+	f := opts.f
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	p, err := f.Paths()
+	if err != nil {
+		return err
+	}
+	rep := DoctorReport{DataDir: p.DataDir, Unsandboxed: []string{}, Warnings: []string{}}
+	warn := func(format string, a ...any) { rep.Warnings = append(rep.Warnings, fmt.Sprintf(format, a...)) }
+
+	rep.Sandbox, err = sandboxStatus(ctx, f)
+	if err != nil {
+		warn("%v", err)
+	} else if rep.Sandbox.Kind == sandbox.KindNone {
+		warn("extensions run without a sandbox (%s): they can read your files, spirit's data directory and secrets; install bubblewrap", rep.Sandbox.Reason)
+	} else if rep.Sandbox.Kind == sandbox.KindLandlock {
+		warn("extensions run under Landlock only (%s): no private /proc, /tmp or process namespace, and Unix sockets such as the D-Bus session bus stay reachable; install bubblewrap for the full sandbox", rep.Sandbox.Reason)
+	}
+
+	rep.Node = doctorNode(ctx, f)
+	if rep.Node.Error != "" {
+		warn("Node.js: %s", rep.Node.Error)
+	}
+
+	rep.Keyring.Backend = strings.TrimSpace(f.Getenv("SPIRIT_KEYRING_BACKEND"))
+	switch rep.Keyring.Backend {
+	case "":
+		rep.Keyring.Backend = "system"
+	case "file":
+		rep.Keyring.Dir = keyringDir(p.DataDir)
+		if f.Getenv("SPIRIT_KEYRING_PASSWORD") != "" {
+			warn("the file keyring's password is in spirit's environment (SPIRIT_KEYRING_PASSWORD); any process of yours that can read spirit's environment can open the keyring")
+		}
+	}
+
+	for _, d := range []string{p.DataDir, p.ExtensionsDir(), p.SpiritDir(), p.StateDir(), keyringDir(p.DataDir)} {
+		fi, err := os.Stat(d)
+		if err != nil {
+			continue
+		}
+		if fi.Mode().Perm()&0o022 != 0 {
+			warn("%s is writable by group or others (mode %04o): they can change installed extensions or their settings; run chmod go-w %s", d, fi.Mode().Perm(), d)
+		}
+	}
+	for _, file := range []string{p.MCPTokenFile(), install.PermissionsFile(p)} {
+		if fi, err := os.Stat(file); err == nil && fi.Mode().Perm()&0o077 != 0 {
+			warn("%s is readable or writable by group or others (mode %04o); run chmod 600 %s", file, fi.Mode().Perm(), file)
+		}
+	}
+
+	all, err := install.AllPermissions(p)
+	if err != nil {
+		warn("%v", err)
+	}
+	for id, pol := range all {
+		if pol.Unsandboxed {
+			rep.Unsandboxed = append(rep.Unsandboxed, id)
+		}
+	}
+	slices.Sort(rep.Unsandboxed)
+	for _, id := range rep.Unsandboxed {
+		warn("%s runs without a sandbox (granted --unsandboxed); undo with: spirit extension permissions %s --reset", id, id)
+	}
+
+	if f.Global.JSON {
+		return writeJSON(f.IO.Out, rep)
+	}
+	w := f.IO.Out
+	switch rep.Sandbox.Kind {
+	case sandbox.KindBwrap:
+		fmt.Fprintf(w, "sandbox: bwrap (%s, %s)\n", rep.Sandbox.Path, rep.Sandbox.Version)
+	case sandbox.KindLandlock:
+		fmt.Fprintf(w, "sandbox: landlock (%s; %s)\n", rep.Sandbox.Version, rep.Sandbox.Reason)
+	default:
+		fmt.Fprintf(w, "sandbox: none (%s)\n", rep.Sandbox.Reason)
+	}
+	switch {
+	case rep.Node.Error != "":
+		fmt.Fprintf(w, "node: %s\n", rep.Node.Error)
+	case rep.Node.PermissionModel != "":
+		fmt.Fprintf(w, "node: %s %s (permission model %s)\n", rep.Node.Path, rep.Node.Version, rep.Node.PermissionModel)
+	default:
+		fmt.Fprintf(w, "node: %s %s (no permission model)\n", rep.Node.Path, rep.Node.Version)
+	}
+	if rep.Keyring.Dir != "" {
+		fmt.Fprintf(w, "keyring: %s (%s)\n", rep.Keyring.Backend, rep.Keyring.Dir)
+	} else {
+		fmt.Fprintf(w, "keyring: %s\n", rep.Keyring.Backend)
+	}
+	fmt.Fprintf(w, "data directory: %s\n", rep.DataDir)
+	fmt.Fprintf(w, "unsandboxed extensions: %s\n", listOrNone(rep.Unsandboxed))
+	for _, m := range rep.Warnings {
+		fmt.Fprintf(f.IO.ErrOut, "warning: %s\n", m)
+	}
+	return nil
+}
+
+// doctorNode finds Node.js as the runtime does (SPIRIT_NODE, else node on
+// PATH) and asks it for its version.
+func doctorNode(ctx context.Context, f *Factory) DoctorNode {
+	name := strings.TrimSpace(f.Getenv("SPIRIT_NODE"))
+	if name == "" {
+		name = "node"
+	}
+	path, err := exec.LookPath(name)
+	if err != nil {
+		return DoctorNode{Error: fmt.Sprintf("%s not found; install Node.js 18 or later, or set SPIRIT_NODE", name)}
+	}
+	info, err := sandbox.ProbeNode(ctx, path, "")
+	if err != nil {
+		return DoctorNode{Path: path, Error: err.Error()}
+	}
+	n := DoctorNode{Path: path, Version: info.Version, PermissionModel: info.PermissionFlag}
+	if info.Major < 18 {
+		n.Error = fmt.Sprintf("%s is Node.js %s; 18 or later is needed", path, info.Version)
+	}
+	return n
+}

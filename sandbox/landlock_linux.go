@@ -1,0 +1,203 @@
+//go:build linux
+
+package sandbox
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	goruntime "runtime"
+	"syscall"
+
+	seccomp "github.com/elastic/go-seccomp-bpf"
+	"github.com/landlock-lsm/go-landlock/landlock"
+	"golang.org/x/sys/unix"
+)
+
+// landlockABI returns the Landlock ABI version of the running kernel, 0
+// when Landlock is missing or disabled.
+func landlockABI() int {
+	const createRulesetVersion = 1 // LANDLOCK_CREATE_RULESET_VERSION
+	v, _, errno := unix.Syscall(unix.SYS_LANDLOCK_CREATE_RULESET, 0, 0, createRulesetVersion)
+	if errno != 0 {
+		return 0
+	}
+	return int(v)
+}
+
+// Exec is the entry of spirit's re-exec under Landlock (the hidden command
+// ExecCommand): it restricts this process to the paths in args, then
+// replaces itself with the program after "--". args are the options
+// ExecArgs wrote:
+//
+//	--ro PATH     read (and execute) PATH
+//	--rw PATH     read and write PATH
+//	--no-network  refuse TCP connect and bind (Landlock ABI 4 and later)
+//	-- PROGRAM ARGS…
+//
+// Missing paths are skipped. It returns only on failure.
+func Exec(args []string) error {
+	var ro, rw []string
+	noNet := false
+	i := 0
+	for ; i < len(args) && args[i] != "--"; i++ {
+		switch args[i] {
+		case "--ro", "--rw":
+			if i+1 >= len(args) || !filepath.IsAbs(args[i+1]) {
+				return fmt.Errorf("sandbox exec: %s needs an absolute path", args[i])
+			}
+			if args[i] == "--ro" {
+				ro = append(ro, args[i+1])
+			} else {
+				rw = append(rw, args[i+1])
+			}
+			i++
+		case "--no-network":
+			noNet = true
+		default:
+			return fmt.Errorf("sandbox exec: unknown option %q", args[i])
+		}
+	}
+	if i+1 >= len(args) {
+		return errors.New("sandbox exec: no program after --")
+	}
+	prog := args[i+1:]
+	// Capabilities are per thread, and this thread is the one that execs.
+	goruntime.LockOSThread()
+	abi := landlockABI()
+	if abi < 1 {
+		return fmt.Errorf("%w: Landlock is not enabled in this kernel", ErrUnavailable)
+	}
+	var rules []landlock.Rule
+	for _, p := range ro {
+		rules = append(rules, pathRule(p, false))
+	}
+	for _, p := range rw {
+		rules = append(rules, pathRule(p, true))
+	}
+	// V9 adds connecting to Unix sockets by path (the D-Bus session bus);
+	// older kernels get what they support.
+	cfg := landlock.V9.BestEffort()
+	if err := cfg.RestrictPaths(rules...); err != nil {
+		return fmt.Errorf("sandbox exec: Landlock paths: %w", err)
+	}
+	// Signals and abstract Unix sockets towards processes outside (ABI 6).
+	if err := cfg.RestrictScoped(); err != nil {
+		return fmt.Errorf("sandbox exec: Landlock scopes: %w", err)
+	}
+	if noNet {
+		if abi < 4 {
+			return fmt.Errorf("%w: --no-network needs Landlock ABI 4 (this kernel has %d)", ErrUnavailable, abi)
+		}
+		if err := landlock.V4.RestrictNet(); err != nil {
+			return fmt.Errorf("sandbox exec: Landlock network: %w", err)
+		}
+	}
+	if abi < 9 {
+		if err := refuseUnixSockets(); err != nil {
+			return fmt.Errorf("sandbox exec: refusing Unix sockets: %w", err)
+		}
+	}
+	// Landlock does not stop a process with CAP_SYS_PTRACE (root) from
+	// reading /proc/PID/environ of processes outside its domain: drop
+	// every capability for the program.
+	if err := dropCapabilities(); err != nil {
+		return fmt.Errorf("sandbox exec: dropping capabilities: %w", err)
+	}
+	return syscall.Exec(prog[0], prog, os.Environ())
+}
+
+// dropCapabilities empties the bounding and ambient sets of this thread
+// (which then execs), so the program has no capability even as root.
+// Without CAP_SETPCAP there is nothing to drop.
+func dropCapabilities() error {
+	_ = unix.Prctl(unix.PR_CAP_AMBIENT, unix.PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0)
+	for c := 0; c <= unix.CAP_LAST_CAP; c++ {
+		err := unix.Prctl(unix.PR_CAPBSET_DROP, uintptr(c), 0, 0, 0)
+		if err != nil && err != unix.EINVAL && err != unix.EPERM {
+			return err
+		}
+	}
+	hdr := unix.CapUserHeader{Version: unix.LINUX_CAPABILITY_VERSION_3}
+	var data [2]unix.CapUserData
+	if err := unix.Capget(&hdr, &data[0]); err != nil {
+		return err
+	}
+	data[0].Inheritable, data[1].Inheritable = 0, 0
+	return unix.Capset(&hdr, &data[0])
+}
+
+// refuseUnixSockets makes socket(AF_UNIX, …) fail with EPERM, with a
+// seccomp filter (github.com/elastic/go-seccomp-bpf): before Landlock ABI 9
+// a confined process could still connect to Unix sockets by path, such as
+// the D-Bus session bus and the Secret Service behind it. socketpair, which
+// Node uses for its children's pipes, stays allowed.
+func refuseUnixSockets() error {
+	return seccomp.LoadFilter(seccomp.Filter{
+		NoNewPrivs: true,
+		Flag:       seccomp.FilterFlagTSync,
+		Policy: seccomp.Policy{
+			DefaultAction: seccomp.ActionAllow,
+			Syscalls: []seccomp.SyscallGroup{{
+				Action: seccomp.ActionErrno,
+				NamesWithCondtions: []seccomp.NameWithConditions{{
+					Name:       "socket",
+					Conditions: []seccomp.Condition{{Argument: 0, Operation: seccomp.Equal, Value: unix.AF_UNIX}},
+				}},
+			}},
+		},
+	})
+}
+
+// pathRule is the Landlock rule of one path: directory rights for a
+// directory, file rights for anything else.
+func pathRule(p string, write bool) landlock.Rule {
+	fi, err := os.Stat(p)
+	dir := err == nil && fi.IsDir()
+	switch {
+	case dir && write:
+		return landlock.RWDirs(p).IgnoreIfMissing()
+	case dir:
+		return landlock.RODirs(p).IgnoreIfMissing()
+	case write:
+		return landlock.RWFiles(p).IgnoreIfMissing()
+	}
+	return landlock.ROFiles(p).IgnoreIfMissing()
+}
+
+// landlockArgs are the Exec options for spec: the system paths Node needs,
+// node, the package, the private home and tmp, and the grants. Landlock
+// only adds what is allowed, so a grant that covers a hidden path would
+// expose it; such a grant is refused.
+func landlockArgs(spec Spec, g grants, node, home, tmp string) ([]string, error) {
+	for _, p := range append(append([]string{}, g.read[1:]...), g.write...) {
+		for _, h := range g.hidden {
+			if within(h, p) {
+				return nil, &PolicyError{Field: "path", Value: p,
+					Message: "covers " + h + ", which Landlock cannot hide (install bubblewrap, or grant a narrower path)"}
+			}
+		}
+	}
+	var a []string
+	ro := func(paths ...string) {
+		for _, p := range paths {
+			a = append(a, "--ro", p)
+		}
+	}
+	ro("/usr")
+	ro(systemTop...)
+	ro(systemEtc...)
+	ro("/dev/urandom", "/dev/random", "/proc")
+	if prefix := nodePrefix(node); prefix != "" {
+		ro(prefix)
+	}
+	ro(g.read...)
+	for _, w := range append([]string{"/dev/null", "/dev/zero", home, tmp}, g.write...) {
+		a = append(a, "--rw", w)
+	}
+	if spec.Policy.NoNetwork {
+		a = append(a, "--no-network")
+	}
+	return a, nil
+}
