@@ -436,7 +436,11 @@ func (b *idleBody) Read(p []byte) (int, error) {
 	if n > 0 {
 		b.timer.Reset(b.idle)
 	}
-	if err != nil && err != io.EOF {
+	// Even io.EOF: net/http can end a cancelled body with io.EOF when the
+	// server, seeing the connection close, finished the response in the
+	// moment before the socket shut. A body cut off by a stall or the
+	// deadline is never complete.
+	if err != nil {
 		if cause := context.Cause(b.ctx); cause != nil && !errors.Is(cause, context.Canceled) {
 			return n, cause
 		}

@@ -177,6 +177,36 @@ func TestStalledBody(t *testing.T) {
 	}
 }
 
+// A stalled body is an error even when net/http ends the cancelled body
+// with io.EOF: over TLS the client's close_notify lets the server finish
+// the response in the moment before the socket shuts. Short idle limits
+// hit that window within a few dozen tries.
+func TestStalledBodyNeverSucceeds(t *testing.T) {
+	release := make(chan struct{})
+	defer close(release)
+	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.WriteString(w, "first")
+		w.(http.Flusher).Flush()
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+	}))
+	defer srv.Close()
+	dir := t.TempDir()
+	for i := range 150 {
+		l := fast
+		l.IdleTimeout, l.Tries = time.Duration(1+i%7)*time.Millisecond, 1
+		path, err := New(Options{HTTP: srv.Client(), Limits: l}).DownloadFile(context.Background(), Download{URL: srv.URL + "/x", Dir: dir})
+		if !errors.Is(err, ErrStalled) {
+			t.Fatalf("try %d: got %q, %v; want ErrStalled", i, path, err)
+		}
+	}
+	if left, _ := filepath.Glob(filepath.Join(dir, "*")); len(left) != 0 {
+		t.Errorf("files left behind: %v", left)
+	}
+}
+
 func TestRedact(t *testing.T) {
 	tests := []struct{ name, in, redact string }{
 		{"user and password", "https://alice:S3cret@h.example/x.tgz", "https://h.example/x.tgz"},
