@@ -23,7 +23,7 @@ func TestHostileTextIsEscaped(t *testing.T) {
 	}
 	reg := filepath.Join(fx, "registry")
 	e := &cliEnv{data: t.TempDir(), now: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)}
-	if code, out, errOut := e.run(t, reg, false, "", "extension", "install", filepath.Join(fx, "outdated-pkg")); code != 0 {
+	if code, out, errOut := e.run(t, reg, false, "", "extension", "marketplace", "install", "evil.outdated", "--version", "1.0.0"); code != 0 {
 		t.Fatalf("install: %d\n%s\n%s", code, out, errOut)
 	}
 	npm := httptest.NewServer(http.NotFoundHandler())
