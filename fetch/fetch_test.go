@@ -157,17 +157,23 @@ func TestDownloadFile(t *testing.T) {
 	}
 }
 
-func TestStalledBody(t *testing.T) {
-	release := make(chan struct{})
-	defer close(release)
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+// stalling answers with a first chunk and then sends nothing until release
+// is closed or the client goes away.
+func stalling(release <-chan struct{}) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		io.WriteString(w, "first")
 		w.(http.Flusher).Flush()
 		select {
 		case <-release:
 		case <-r.Context().Done():
 		}
-	}))
+	})
+}
+
+func TestStalledBody(t *testing.T) {
+	release := make(chan struct{})
+	defer close(release)
+	srv := httptest.NewServer(stalling(release))
 	defer srv.Close()
 	l := fast
 	l.IdleTimeout, l.Tries = 100*time.Millisecond, 1
@@ -184,14 +190,7 @@ func TestStalledBody(t *testing.T) {
 func TestStalledBodyNeverSucceeds(t *testing.T) {
 	release := make(chan struct{})
 	defer close(release)
-	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		io.WriteString(w, "first")
-		w.(http.Flusher).Flush()
-		select {
-		case <-release:
-		case <-r.Context().Done():
-		}
-	}))
+	srv := httptest.NewTLSServer(stalling(release))
 	defer srv.Close()
 	dir := t.TempDir()
 	for i := range 150 {

@@ -71,9 +71,6 @@ type DoctorKeyring struct {
 
 func runDoctor(ctx context.Context, opts *DoctorOptions) error {
 	f := opts.f
-	if ctx == nil {
-		ctx = context.Background()
-	}
 	p, err := f.Paths()
 	if err != nil {
 		return err

@@ -91,9 +91,6 @@ type PermissionsReport struct {
 
 func runPermissions(ctx context.Context, opts *PermissionsOptions) error {
 	f := opts.f
-	if ctx == nil {
-		ctx = context.Background()
-	}
 	p, err := f.Paths()
 	if err != nil {
 		return err
