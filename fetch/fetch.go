@@ -193,7 +193,9 @@ type Download struct {
 
 // DownloadFile streams d.URL into a new file and returns its path; the
 // caller removes it. A body that breaks off is fetched again (Limits.Tries
-// in all); a failure leaves no file behind.
+// in all); a failure, cancellation included, leaves no file behind, and
+// partial files of d.Pattern that a killed process left in d.Dir more
+// than StaleAfter ago are removed.
 func (c *Client) DownloadFile(ctx context.Context, d Download) (string, error) {
 	u, auth, err := c.prepare(d.URL)
 	if err != nil {
@@ -240,6 +242,7 @@ func (c *Client) downloadOnce(ctx, parent context.Context, u *url.URL, auth func
 	if total > d.Limit {
 		return "", fmt.Errorf("%w: %s is %d bytes, the limit is %d", ErrTooLarge, resp.URL, total, d.Limit)
 	}
+	sweepStale(d.Dir, d.Pattern, time.Now())
 	f, err := os.CreateTemp(d.Dir, d.Pattern)
 	if err != nil {
 		return "", err

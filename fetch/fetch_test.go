@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -154,6 +155,40 @@ func TestDownloadFile(t *testing.T) {
 	}
 	if left, _ := filepath.Glob(filepath.Join(dir, "*")); len(left) != 0 {
 		t.Errorf("files left behind: %v", left)
+	}
+}
+
+// A partial download that a killed process left behind is removed by the
+// next download into the same folder once it is StaleAfter old; a fresh
+// one (another process may be writing it) and other files stay.
+func TestDownloadSweepsStalePartials(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "ok") }))
+	defer srv.Close()
+	dir := t.TempDir()
+	old := time.Now().Add(-StaleAfter - time.Minute)
+	for _, name := range []string{".download-stale.tgz", ".download-fresh.tgz", "kept.tgz"} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte("partial"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, name := range []string{".download-stale.tgz", "kept.tgz"} {
+		if err := os.Chtimes(filepath.Join(dir, name), old, old); err != nil {
+			t.Fatal(err)
+		}
+	}
+	path, err := New(Options{Limits: fast}).DownloadFile(context.Background(), Download{URL: srv.URL, Dir: dir, Pattern: ".download-*.tgz"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var left []string
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if filepath.Join(dir, e.Name()) != path {
+			left = append(left, e.Name())
+		}
+	}
+	if want := []string{".download-fresh.tgz", "kept.tgz"}; !slices.Equal(left, want) {
+		t.Errorf("left %v, want %v", left, want)
 	}
 }
 

@@ -16,6 +16,9 @@ const (
 	ExitFailure  = 1
 	ExitUsage    = 2
 	ExitProblems = 3
+	// ExitInterrupted is 128 + SIGINT, as a shell reports a process that
+	// an interrupt ended: the run was cancelled by SIGINT or SIGTERM.
+	ExitInterrupted = 130
 )
 
 // usageError is a mistake in how the command was called.
@@ -38,6 +41,19 @@ func (e *problemsError) Error() string { return e.msg }
 type silentError struct{ code int }
 
 func (e *silentError) Error() string { return "" }
+
+// errInterrupted replaces whatever a command returned after the run's
+// context was cancelled by a signal: the cause is the interrupt, not the
+// context error it produced further down.
+var errInterrupted = &exitError{msg: "Interrupted", code: ExitInterrupted}
+
+// exitError is a message with its own exit code.
+type exitError struct {
+	msg  string
+	code int
+}
+
+func (e *exitError) Error() string { return e.msg }
 
 // hinted attaches a remedy to an error.
 type hinted struct {
@@ -62,11 +78,14 @@ func exitCode(err error) int {
 	var ue *usageError
 	var pe *problemsError
 	var se *silentError
+	var ee *exitError
 	switch {
 	case err == nil:
 		return ExitOK
 	case errors.As(err, &se):
 		return se.code
+	case errors.As(err, &ee):
+		return ee.code
 	case errors.As(err, &ue):
 		return ExitUsage
 	case errors.As(err, &pe):
@@ -104,6 +123,10 @@ func printError(w io.Writer, err error, asJSON bool) {
 			Hint     string `json:"hint,omitempty"`
 			ExitCode int    `json:"exitCode"`
 		}{msg, hint, code})
+		return
+	}
+	if err == errInterrupted {
+		fmt.Fprintln(w, msg) // not an error of spirit's: the user stopped it
 		return
 	}
 	if msg != "" {

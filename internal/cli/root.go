@@ -49,6 +49,11 @@ func Run(ctx context.Context, f *Factory, args []string) int {
 	}
 	// Anything that fails before a command starts running is a mistake in
 	// the call itself: an unknown command or flag, or a wrong argument count.
+	if started && ctx.Err() != nil {
+		// The temporary files of the work that stopped were removed on
+		// the way out; installs are untouched.
+		err = errInterrupted
+	}
 	var ue *usageError
 	if !started && !errors.As(err, &ue) {
 		err = &usageError{err}
