@@ -266,6 +266,9 @@ func (h *Host) stop(p *process) error {
 			err = nil
 		}
 	}
+	// A cancelled call's $/cancelRequest goes out before the input ends,
+	// so the tool's abort signal fires.
+	p.conn.flush(h.opts.KillGrace)
 	// What it spawned goes first: once the runner exits, a detached child
 	// is no longer below it and cannot be found.
 	killDescendants(p.cmd.Process.Pid)

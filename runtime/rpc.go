@@ -96,10 +96,12 @@ type header struct {
 	Error  *rpcError `json:"error"`
 }
 
-// frame is one encoded message and the time by which it must be written.
+// frame is one encoded message and the time by which it must be written,
+// or, with flushed set, a mark the writer closes when it reaches it.
 type frame struct {
 	b        []byte
 	deadline time.Time
+	flushed  chan struct{}
 }
 
 func newConn(r io.Reader, w io.WriteCloser, h handlerFunc) *conn {
@@ -119,6 +121,10 @@ func (c *conn) write() {
 	for {
 		select {
 		case f := <-c.queue:
+			if f.flushed != nil {
+				close(f.flushed)
+				continue
+			}
 			if dl != nil {
 				_ = dl.SetWriteDeadline(f.deadline)
 			}
@@ -269,7 +275,7 @@ func (c *conn) send(ctx context.Context, m *message) error {
 		deadline = time.Now().Add(replyTimeout)
 	}
 	select {
-	case c.queue <- frame{b, deadline}:
+	case c.queue <- frame{b: b, deadline: deadline}:
 		return nil
 	case <-ctx.Done():
 		return ctx.Err()
@@ -286,7 +292,7 @@ func (c *conn) trySend(m *message) {
 		return
 	}
 	select {
-	case c.queue <- frame{b, time.Now().Add(replyTimeout)}:
+	case c.queue <- frame{b: b, deadline: time.Now().Add(replyTimeout)}:
 	default:
 	}
 }
@@ -367,6 +373,27 @@ func (c *conn) forget(id int64) {
 	c.mu.Lock()
 	delete(c.pending, id)
 	c.mu.Unlock()
+}
+
+// flush waits, at most d, until what was queued before it is written: a
+// $/cancelRequest queued by a cancelled call reaches the runner before
+// close ends its input.
+func (c *conn) flush(d time.Duration) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	mark := frame{flushed: make(chan struct{})}
+	select {
+	case c.queue <- mark:
+	case <-c.quit:
+		return
+	case <-t.C:
+		return
+	}
+	select {
+	case <-mark.flushed:
+	case <-c.quit:
+	case <-t.C:
+	}
 }
 
 // close closes the write side, ending a write under way; the runner exits

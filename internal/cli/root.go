@@ -120,6 +120,7 @@ It reads and writes the same data directory as the Spirit Agent apps.`,
 	addRegistryCommands(cmd, f)
 	addMCPCommands(cmd, f)
 	addSandboxCommands(cmd, f)
+	applyArgRules(cmd)
 	return cmd
 }
 

@@ -1,0 +1,38 @@
+package cli
+
+import (
+	"testing"
+	"time"
+
+	"github.com/spiritagents/spirit/internal/iostreams"
+)
+
+// Argument mistakes name what is wrong: an unknown command gets the
+// closest commands of the whole tree, a missing or extra argument is named
+// from the command's usage line.
+func TestArgumentErrors(t *testing.T) {
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"extension", "instal"}, "Error: unknown command \"instal\" for \"spirit extension\"\nHint: did you mean \"spirit extension install\"?\n"},
+		{[]string{"registry", "bild"}, "Error: unknown command \"bild\" for \"spirit registry\"\nHint: did you mean \"spirit registry build\"?\n"},
+		{[]string{"instal"}, "Error: unknown command \"instal\" for \"spirit\"\nHint: did you mean \"spirit extension install\" or \"spirit extension marketplace install\"?\n"},
+		{[]string{"extension", "remove"}, "Error: missing ID\nHint: usage: spirit extension remove ID\n"},
+		{[]string{"extension", "info", "a", "b"}, "Error: unexpected argument \"b\"\nHint: usage: spirit extension info ID\n"},
+		{[]string{"extension", "settings", "set", "x"}, "Error: missing KEY\nHint: usage: spirit extension settings set ID KEY VALUE\n"},
+	}
+	for _, tt := range tests {
+		ios, _, out, errOut := iostreams.Test()
+		f := &Factory{IO: ios, Getenv: func(string) string { return "" }, Now: time.Now}
+		code := Run(t.Context(), f, tt.args)
+		if code != ExitUsage || errOut.String() != tt.want || out.Len() != 0 {
+			t.Errorf("spirit %v: exit %d\nstderr %q\nwant   %q", tt.args, code, errOut.String(), tt.want)
+		}
+	}
+	// The bare root still shows help.
+	ios, _, out, _ := iostreams.Test()
+	if code := Run(t.Context(), &Factory{IO: ios, Getenv: func(string) string { return "" }, Now: time.Now}, []string{}); code != ExitOK || out.Len() == 0 {
+		t.Errorf("bare spirit: exit %d, %d bytes of help", code, out.Len())
+	}
+}
