@@ -151,6 +151,9 @@ func runMCPServe(ctx context.Context, opts *MCPServeOptions) error {
 	defer srv.Close()
 
 	if opts.Transport == transportStdio {
+		if ios.IsStdinTTY() && ios.IsStderrTTY() {
+			fmt.Fprintln(ios.ErrOut, "spirit mcp serve speaks MCP on stdin/stdout for an agent to start it; press Ctrl-C to stop")
+		}
 		err := srv.Run(ctx, mcp.NewStdioTransport(ios.In, ios.Out, rep))
 		if errors.Is(err, io.EOF) || errors.Is(err, sdk.ErrConnectionClosed) {
 			return nil

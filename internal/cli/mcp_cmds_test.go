@@ -145,3 +145,19 @@ func TestMCPServeFlags(t *testing.T) {
 		})
 	}
 }
+
+// Typed at a terminal, `mcp serve` says what it is waiting for; an agent
+// that pipes its stdin sees nothing on stderr.
+func TestMCPServeSaysItWaitsAtATerminal(t *testing.T) {
+	for _, tty := range []bool{true, false} {
+		f, _, bufs := mcpFactory(t)
+		f.IO.SetTTY(tty)
+		if code := Run(t.Context(), f, []string{"mcp", "serve"}); code != ExitOK {
+			t.Fatalf("tty %v: exit %d: %s", tty, code, bufs.err)
+		}
+		said := strings.Contains(bufs.err.String(), "speaks MCP on stdin/stdout")
+		if said != tty {
+			t.Errorf("tty %v: stderr %q", tty, bufs.err.String())
+		}
+	}
+}
