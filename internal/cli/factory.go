@@ -17,6 +17,8 @@ type GlobalOptions struct {
 	JSON     bool
 	Registry string
 	Verbose  bool
+	// JQ is --jq: a jq program the JSON output is filtered through.
+	JQ string
 	// Sandbox is --sandbox of the commands that run extensions: auto or off.
 	Sandbox string
 }
@@ -30,6 +32,8 @@ type Factory struct {
 	// HTTPClient returns the client for registry, marketplace and npm traffic.
 	HTTPClient func() *http.Client
 	Global     GlobalOptions
+
+	jq *jqFilter // set by --jq for the run
 }
 
 // NewFactory returns the Factory of a real process.

@@ -44,6 +44,12 @@ func Run(ctx context.Context, f *Factory, args []string) int {
 		root.SetArgs(args)
 	}
 	err := root.ExecuteContext(ctx)
+	if f.jq != nil {
+		f.IO.Out = f.jq.out
+		if err == nil {
+			err = f.jq.flush()
+		}
+	}
 	if err == nil {
 		return ExitOK
 	}
@@ -88,6 +94,13 @@ It reads and writes the same data directory as the Spirit Agent apps.`,
 			if _, err := f.HostKind(); err != nil {
 				return err
 			}
+			if f.Global.JQ != "" {
+				jq, err := newJQFilter(f.Global.JQ, f.IO.Out, f.IO.IsStdoutTTY())
+				if err != nil {
+					return err
+				}
+				f.Global.JSON, f.jq, f.IO.Out = true, jq, jq
+			}
 			if f.Global.Verbose {
 				if p, err := f.Paths(); err == nil {
 					termtext.Fprintf(f.IO.ErrOut, "spirit: data directory %s, host %s, extensions in %s\n", p.DataDir, p.Host, p.ExtensionsDir())
@@ -109,6 +122,7 @@ It reads and writes the same data directory as the Spirit Agent apps.`,
 	pf.StringVar(&f.Global.DataDir, "data-dir", "", "Spirit Agent data directory (env SPIRIT_AGENT_DATA_DIR)")
 	pf.StringVar(&f.Global.Host, "host", "", "host whose extensions to manage: cli or desktop (env SPIRIT_HOST; default cli)")
 	pf.BoolVar(&f.Global.JSON, "json", false, "print machine-readable JSON, also for errors")
+	pf.StringVar(&f.Global.JQ, "jq", "", "filter the JSON output through a jq `expression` (implies --json)")
 	pf.StringVar(&f.Global.Registry, "registry", "", "marketplace index: https URL, directory or git+URL (env SPIRIT_REGISTRY)")
 	pf.BoolVarP(&f.Global.Verbose, "verbose", "v", false, "say which data directory, host and marketplace index are used (on stderr)")
 	_ = cmd.RegisterFlagCompletionFunc("host", cobra.FixedCompletions([]string{"cli", "desktop"}, cobra.ShellCompDirectiveNoFileComp))

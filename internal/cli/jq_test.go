@@ -1,0 +1,36 @@
+package cli
+
+import (
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/spiritagents/spirit/internal/iostreams"
+)
+
+// --jq filters the --json output: strings print raw (off a terminal), other
+// values as indented JSON, a bad program is a usage error before any work,
+// and text output is refused with a hint.
+func TestJQ(t *testing.T) {
+	pkg := filepath.Join("..", "..", "testdata", "runtime", "kitchen")
+	tests := []struct {
+		args     []string
+		code     int
+		out, err string
+	}{
+		{[]string{"extension", "validate", pkg, "--jq", ".[0].id"}, ExitOK, "@fixture/kitchen\n", ""},
+		{[]string{"extension", "validate", pkg, "--jq", ".[0] | {id, valid}"}, ExitOK, "{\n  \"id\": \"@fixture/kitchen\",\n  \"valid\": true\n}\n", ""},
+		{[]string{"extension", "validate", pkg, "--jq", ".[] | .problems | length"}, ExitOK, "0\n", ""},
+		{[]string{"version", "--jq", ".version | length > 0"}, ExitOK, "true\n", ""},
+		{[]string{"version", "--jq", ".x |"}, ExitUsage, "", "Error: --jq \".x |\": unexpected EOF\nHint: run with --help for usage\n"},
+		{[]string{"version", "--jq", ".[0]"}, ExitFailure, "", "{\"error\":\"--jq: expected an array but got: object ({\\\"version\\\":\\\"dev\\\"})\",\"exitCode\":1}\n"},
+	}
+	for _, tt := range tests {
+		ios, _, out, errOut := iostreams.Test()
+		f := &Factory{IO: ios, Getenv: func(string) string { return "" }, Now: time.Now}
+		code := Run(t.Context(), f, tt.args)
+		if code != tt.code || out.String() != tt.out || errOut.String() != tt.err {
+			t.Errorf("spirit %q: exit %d\nstdout %q\nstderr %q\nwant exit %d, %q, %q", tt.args, code, out, errOut, tt.code, tt.out, tt.err)
+		}
+	}
+}
