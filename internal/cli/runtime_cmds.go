@@ -178,6 +178,10 @@ type CallOptions struct {
 	Yes     bool
 	Note    string
 	NoteSet bool
+
+	// RawFields (-f key=value) and Fields (-F key=value) are set on the
+	// --args object.
+	RawFields, Fields []string
 }
 
 func newCmdCall(f *Factory, runF func(*CallOptions) error) *cobra.Command {
@@ -194,7 +198,10 @@ terminal, or needs --yes; a need-questions tool asks for an execution note, or
 takes it from --note.`,
 		Example: `  spirit extension call extension__my_ext__echo__99f4e472 --args '{"text":"hi"}'
   spirit extension call my-ext/echo --args '{"text":"hi"}' --json
-  spirit extension call @acme/deploy/run --yes --timeout 5m`,
+  spirit extension call @acme/deploy/run --yes --timeout 5m
+  spirit extension call my-ext/echo -f text=hi -F count=3
+  spirit extension call my-ext/echo --args @args.json
+  echo '{"text":"hi"}' | spirit extension call my-ext/echo --args -`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Name = args[0]
@@ -205,7 +212,9 @@ takes it from --note.`,
 			return runCall(cmd.Context(), opts)
 		},
 	}
-	cmd.Flags().StringVar(&opts.Args, "args", "{}", "tool arguments as a JSON object")
+	cmd.Flags().StringVar(&opts.Args, "args", "{}", "tool arguments: a JSON object, @FILE, or - for standard input")
+	cmd.Flags().StringArrayVarP(&opts.RawFields, "raw-field", "f", nil, "set the string argument `key=value` (repeatable)")
+	cmd.Flags().StringArrayVarP(&opts.Fields, "field", "F", nil, "set the argument `key=value` to a JSON value: 3, true, null, [1,2], \"text\" (repeatable)")
 	cmd.Flags().DurationVar(&opts.Timeout, "timeout", runtime.DefaultCallTimeout, "how long the tool may run")
 	cmd.Flags().BoolVarP(&opts.Yes, "yes", "y", false, "approve a need-approval tool without asking")
 	cmd.Flags().StringVar(&opts.Note, "note", "", "execution note for a need-questions tool")
@@ -217,15 +226,16 @@ func runCall(ctx context.Context, opts *CallOptions) error {
 	if opts.Timeout <= 0 {
 		return usageErrorf("--timeout must be positive")
 	}
-	if !json.Valid([]byte(opts.Args)) {
-		return usageErrorf("--args is not valid JSON: %s", opts.Args)
+	args, err := toolArguments(opts.Args, opts.RawFields, opts.Fields, f.IO.In)
+	if err != nil {
+		return err
 	}
 	h, err := newHost(f, opts.Timeout)
 	if err != nil {
 		return err
 	}
 	defer closeHost(f, h)
-	req := runtime.CallRequest{Name: opts.Name, Arguments: json.RawMessage(opts.Args), Approved: opts.Yes}
+	req := runtime.CallRequest{Name: opts.Name, Arguments: args, Approved: opts.Yes}
 	if opts.NoteSet || opts.Yes {
 		req.QuestionsResult = noteResult(opts.Note)
 	}
