@@ -103,17 +103,18 @@ func runRegistryBuild(ctx context.Context, opts *RegistryBuildOptions) error {
 	}
 	if opts.Check {
 		if !res.Stale() {
-			termtext.Fprintf(ios.ErrOut, "registry is up to date (%d extensions)\n", res.Entries)
+			termtext.Fprintf(ios.ErrOut, "registry is up to date (%s)\n", plural(res.Entries, "extension"))
 			return nil
 		}
 		if !opts.JSON {
 			termtext.Fprintf(ios.Out, "%s", termtext.Multiline(res.Diff))
 		}
-		return withHint(&problemsError{fmt.Sprintf("%d generated files are stale", len(res.Written)+len(res.Deleted))},
+		return withHint(&problemsError{fmt.Sprintf("%s out of date", plural(len(res.Written)+len(res.Deleted), "generated file"))},
 			"run spirit registry build and commit the result")
 	}
-	termtext.Fprintf(ios.ErrOut, "built %d extensions: %d files written, %d deleted, %d unchanged (%d packuments fetched, %d details reused)\n",
-		res.Entries, len(res.Written), len(res.Deleted), res.Unchanged, res.Fetched, res.Reused)
+	termtext.Fprintf(ios.ErrOut, "built %s: %s written, %d deleted, %d unchanged (%s fetched, %s reused)\n",
+		plural(res.Entries, "extension"), plural(len(res.Written), "file"), len(res.Deleted), res.Unchanged,
+		plural(res.Fetched, "packument"), plural(res.Reused, "detail"))
 	return nil
 }
 
@@ -224,7 +225,7 @@ func runRegistryValidate(opts *RegistryValidateOptions) error {
 		printProblems(ios, opts.JSON, ps)
 	}
 	if nerr > 0 {
-		return withHint(&problemsError{fmt.Sprintf("registry validation found %d problems", nerr)},
+		return withHint(&problemsError{fmt.Sprintf("registry validation found %s", plural(nerr, "problem"))},
 			"run spirit registry build to regenerate the index")
 	}
 	if !opts.JSON {

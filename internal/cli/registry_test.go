@@ -88,7 +88,7 @@ func TestRegistryBuildUpstream(t *testing.T) {
 		t.Fatalf("build exit %d: %s", code, e)
 	}
 	_, stderr := outputs()
-	if !strings.Contains(stderr, "built 1 extensions: 2 files written, 0 deleted") {
+	if !strings.Contains(stderr, "built 1 extension: 2 files written, 0 deleted") {
 		t.Errorf("stderr = %q", stderr)
 	}
 	for _, rel := range []string{"catalog.json", "extensions/spiritagent.system-message-demo/detail.json"} {
@@ -128,7 +128,7 @@ func TestRegistryBuildUpstream(t *testing.T) {
 			t.Errorf("diff lacks %q:\n%s", s, stdout)
 		}
 	}
-	if !strings.Contains(stderr, "Error: 2 generated files are stale") {
+	if !strings.Contains(stderr, "Error: 2 generated files out of date") {
 		t.Errorf("stderr = %q", stderr)
 	}
 	if got, w := readFile(t, filepath.Join(root, "registry", "catalog.json")), readFile(t, filepath.Join(want, "catalog.json")); got != w {
