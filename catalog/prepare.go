@@ -13,6 +13,7 @@ import (
 
 	"github.com/Masterminds/semver/v3"
 
+	"github.com/spiritagents/spirit/internal/errkind"
 	"github.com/spiritagents/spirit/npm"
 )
 
@@ -92,7 +93,7 @@ func Choose(d *Detail, sel Selector) (*Version, error) {
 		if found := d.Find(v); found != nil {
 			return found, nil
 		}
-		return nil, fmt.Errorf("%w: Extension %s has no version: %s (versions: %s)", ErrNoVersion, d.ExtensionID, v, versionList(d))
+		return nil, errkind.Errorf(ErrNoVersion, "Extension %s has no version: %s (versions: %s)", d.ExtensionID, v, versionList(d))
 	}
 	if ch := strings.TrimSpace(sel.Channel); ch != "" {
 		if !slices.Contains(channels, ch) {
@@ -101,12 +102,12 @@ func Choose(d *Detail, sel Selector) (*Version, error) {
 		if v := Highest(d, ch, "", true); v != nil {
 			return v, nil
 		}
-		return nil, fmt.Errorf("%w: Extension %s has no %s version (versions: %s)", ErrNoVersion, d.ExtensionID, ch, versionList(d))
+		return nil, errkind.Errorf(ErrNoVersion, "Extension %s has no %s version (versions: %s)", d.ExtensionID, ch, versionList(d))
 	}
 	if v := d.Find(d.DefaultVersion); v != nil {
 		return v, nil
 	}
-	return nil, fmt.Errorf("%w: Extension %s has no version: %s", ErrNoVersion, d.ExtensionID, d.DefaultVersion)
+	return nil, errkind.Errorf(ErrNoVersion, "Extension %s has no version: %s", d.ExtensionID, d.DefaultVersion)
 }
 
 func versionList(d *Detail) string {

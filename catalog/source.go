@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/spiritagents/spirit/internal/confine"
+	"github.com/spiritagents/spirit/internal/errkind"
 )
 
 // DefaultRegistry is the official marketplace index.
@@ -124,7 +125,7 @@ func CheckURL(u *url.URL, label string) error {
 	case u.Scheme == "http" && IsLoopback(u.Hostname()):
 		return nil
 	}
-	return fmt.Errorf("%w: %s URL must use https: %s", ErrInsecureURL, label, u.Redacted())
+	return errkind.Errorf(ErrInsecureURL, "%s URL must use https: %s", label, u.Redacted())
 }
 
 // location is a resolved reference: a URL or a file inside a folder.

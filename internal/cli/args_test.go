@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -34,5 +36,22 @@ func TestArgumentErrors(t *testing.T) {
 	ios, _, out, _ := iostreams.Test()
 	if code := Run(t.Context(), &Factory{IO: ios, Getenv: func(string) string { return "" }, Now: time.Now}, []string{}); code != ExitOK || out.Len() == 0 {
 		t.Errorf("bare spirit: exit %d, %d bytes of help", code, out.Len())
+	}
+}
+
+// install keeps the apps' message for a broken package.json and says
+// where it breaks in the hint, as validate does.
+func TestInstallBrokenJSONSaysWhere(t *testing.T) {
+	pkg := t.TempDir()
+	if err := os.WriteFile(filepath.Join(pkg, "package.json"), []byte("{\n  \"name\": \"x\",,\n}"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	data := t.TempDir()
+	ios, _, _, errOut := iostreams.Test()
+	f := &Factory{IO: ios, Getenv: func(k string) string { return map[string]string{"SPIRIT_AGENT_DATA_DIR": data}[k] }, Now: time.Now}
+	code := Run(t.Context(), f, []string{"extension", "install", pkg})
+	want := "Error: The extension package.json is not valid JSON.\nHint: line 2, column 15: invalid character ',' looking for beginning of object key string; spirit extension validate PATH lists every problem\n"
+	if code != ExitFailure || errOut.String() != want {
+		t.Errorf("exit %d, stderr %q\nwant %q", code, errOut.String(), want)
 	}
 }

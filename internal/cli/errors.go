@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/spiritagents/spirit/internal/termtext"
+	"github.com/spiritagents/spirit/manifest"
 )
 
 // Exit codes, as DESIGN.md fixes them.
@@ -99,6 +100,16 @@ func hintOf(err error) string {
 	var h interface{ Hint() string }
 	if errors.As(err, &h) {
 		return h.Hint()
+	}
+	// The apps' message stays exact; where it is terse ("not valid JSON")
+	// the problem's detail says where.
+	var ie *manifest.InvalidError
+	if errors.As(err, &ie) && len(ie.Problems) > 0 {
+		hint := "spirit extension validate PATH lists every problem"
+		if d := ie.Problems[0].Detail; d != "" {
+			hint = d + "; " + hint
+		}
+		return hint
 	}
 	return ""
 }
