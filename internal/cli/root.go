@@ -135,6 +135,7 @@ It reads and writes the same data directory as the Spirit Agent apps.`,
 	addMCPCommands(cmd, f)
 	addSandboxCommands(cmd, f)
 	applyArgRules(cmd)
+	applyCompletions(cmd, f)
 	return cmd
 }
 
