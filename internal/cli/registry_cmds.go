@@ -26,6 +26,7 @@ func addRegistryCommands(root *cobra.Command, f *Factory) {
 		newCmdRegistryBuild(f, nil),
 		newCmdRegistryValidate(f, nil),
 		newCmdRegistryAdd(f, nil),
+		newCmdRegistrySite(f, nil),
 	)
 	root.AddCommand(cmd)
 }
