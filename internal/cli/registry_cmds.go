@@ -27,6 +27,7 @@ func addRegistryCommands(root *cobra.Command, f *Factory) {
 		newCmdRegistryValidate(f, nil),
 		newCmdRegistryAdd(f, nil),
 		newCmdRegistrySite(f, nil),
+		newCmdRegistryMirror(f, nil),
 	)
 	root.AddCommand(cmd)
 }

@@ -88,9 +88,7 @@ func reportSite(ios *iostreams.IOStreams, asJSON bool, out string, res *site.Res
 	if asJSON {
 		return writeJSON(ios.Out, res)
 	}
-	for _, w := range res.Warnings {
-		termtext.Fprintf(ios.ErrOut, "warning: %s\n", w.String())
-	}
+	printWarnings(ios.ErrOut, res.Warnings)
 	index, _ := filepath.Abs(filepath.Join(out, "index.html"))
 	termtext.Fprintf(ios.ErrOut, "site of %d extensions: %d files written, %d removed, %d unchanged\n",
 		res.Extensions, len(res.Written), len(res.Removed), res.Unchanged)
