@@ -1,0 +1,219 @@
+package mirror
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/spiritagents/spirit/catalog"
+	"github.com/spiritagents/spirit/npm"
+)
+
+const fixture = "../../testdata/catalog/registry"
+
+func client(t *testing.T, src string) *catalog.Client {
+	t.Helper()
+	c, err := catalog.New(catalog.Options{Source: src})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func run(t *testing.T, opts Options) (*Result, error) {
+	t.Helper()
+	return Mirror(context.Background(), opts)
+}
+
+// copyFixture copies the fixture index into a temp folder the test may change.
+func copyFixture(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.CopyFS(dir, os.DirFS(fixture)); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+func TestMirrorFolder(t *testing.T) {
+	out := t.TempDir()
+	res, err := run(t, Options{Source: client(t, fixture), Out: out})
+	var re *RefusedError
+	if !errors.As(err, &re) || !errors.Is(err, ErrRefused) || !errors.Is(err, npm.ErrIntegrity) {
+		t.Fatalf("err = %v, want the tampered tarball refused", err)
+	}
+	var refused []string
+	for _, r := range re.Refused {
+		refused = append(refused, r.ExtensionID)
+	}
+	if !slices.Equal(refused, []string{"fixture.tampered", "fixture.sha1"}) {
+		t.Errorf("refused %v", refused)
+	}
+	if _, err := os.Stat(filepath.Join(out, "tarballs", "fixture.tampered")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the tampered tarball was written: %v", err)
+	}
+	if len(res.Downloaded) != 12 {
+		t.Errorf("downloaded %d tarballs: %v", len(res.Downloaded), res.Downloaded)
+	}
+
+	// The mirror is an index of its own: every listed version installs
+	// from it with the source's integrity, through relative URLs.
+	m := client(t, out)
+	cat, err := m.Catalog(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cat.Find("fixture.tampered") != nil {
+		t.Error("the tampered extension, left with no version, is in the mirror's catalog")
+	}
+	if it := cat.Find("fixture.blocked"); it == nil || it.Status != catalog.StatusBlocked {
+		t.Error("the blocked item did not carry its status")
+	}
+	src := client(t, fixture)
+	p, err := m.Prepare(context.Background(), "fixture.hello", catalog.Selector{Version: "1.0.0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sp, _ := src.Prepare(context.Background(), "fixture.hello", catalog.Selector{Version: "1.0.0"})
+	if p.Version.TarballURL != "tarballs/fixture.hello/fixture-hello-1.0.0.tgz" || p.Version.Integrity != sp.Version.Integrity {
+		t.Errorf("mirrored version: url %q integrity %q", p.Version.TarballURL, p.Version.Integrity)
+	}
+	tb, err := m.Tarball(context.Background(), p, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tb.Temporary {
+		os.Remove(tb.Path)
+	}
+	readme, _, err := m.Readme(context.Background(), "fixture.hello")
+	if err != nil || !strings.Contains(readme, "Hello") {
+		t.Errorf("README: %q, %v", readme, err)
+	}
+
+	// A second run is a no-op.
+	again, _ := run(t, Options{Source: client(t, fixture), Out: out})
+	if len(again.Downloaded)+len(again.Written)+len(again.Removed) != 0 {
+		t.Errorf("second run: downloaded %v, wrote %v, removed %v", again.Downloaded, again.Written, again.Removed)
+	}
+}
+
+// TestMirrorTamperedInMirror: a mirrored tarball changed on disk is
+// downloaded again rather than trusted.
+func TestMirrorTamperedInMirror(t *testing.T) {
+	out := t.TempDir()
+	opts := Options{Source: client(t, fixture), Out: out, IDs: []string{"fixture.unverified"}}
+	if _, err := run(t, opts); err != nil {
+		t.Fatal(err)
+	}
+	tgz := filepath.Join(out, "tarballs", "fixture.unverified", "fixture-unverified-1.0.0.tgz")
+	good, _ := os.ReadFile(tgz)
+	if err := os.WriteFile(tgz, []byte("not the tarball"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	opts.Source = client(t, fixture)
+	res, err := run(t, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := os.ReadFile(tgz); !bytes.Equal(got, good) || len(res.Downloaded) != 1 {
+		t.Errorf("the changed tarball was kept (downloaded %v)", res.Downloaded)
+	}
+}
+
+// TestMirrorRemoved: what the source drops is removed, unless KeepRemoved.
+func TestMirrorRemoved(t *testing.T) {
+	src, out := copyFixture(t), t.TempDir()
+	ids := []string{"fixture.unverified", "fixture.revoked"}
+	if _, err := run(t, Options{Source: client(t, src), Out: out, IDs: ids}); err != nil {
+		t.Fatal(err)
+	}
+	cat, _ := os.ReadFile(filepath.Join(src, "catalog.json"))
+	cat = bytes.Replace(cat, []byte(`"extensionId": "fixture.revoked"`), []byte(`"extensionId": "fixture.gone"`), 1)
+	if err := os.WriteFile(filepath.Join(src, "catalog.json"), cat, 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	keep, err := run(t, Options{Source: client(t, src), Out: out, IDs: ids[:1], KeepRemoved: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(keep.Removed) != 0 || keep.Extensions != 2 {
+		t.Errorf("--keep-removed: removed %v, %d extensions", keep.Removed, keep.Extensions)
+	}
+	if _, err := client(t, out).Prepare(context.Background(), "fixture.revoked", catalog.Selector{}); err != nil {
+		t.Errorf("the kept extension: %v", err)
+	}
+
+	res, err := run(t, Options{Source: client(t, src), Out: out, IDs: ids[:1]})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"extensions/fixture.revoked/README.md", "extensions/fixture.revoked/detail.json",
+		"tarballs/fixture.revoked/fixture-revoked-1.0.0.tgz"}
+	if !slices.Equal(res.Removed, want) {
+		t.Errorf("removed %v, want %v", res.Removed, want)
+	}
+	if _, err := os.Stat(filepath.Join(out, "tarballs", "fixture.revoked")); !errors.Is(err, os.ErrNotExist) {
+		t.Error("the empty folder of the removed extension is still there")
+	}
+}
+
+// TestMirrorSelect: --channel and --host keep only matching versions and
+// move the default onto one of them.
+func TestMirrorSelect(t *testing.T) {
+	out := t.TempDir()
+	res, err := run(t, Options{Source: client(t, fixture), Out: out, IDs: []string{"fixture.hello", "fixture.desktop-only"},
+		Channels: []string{"preview"}, Hosts: []string{"cli"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Extensions != 1 || res.Versions != 1 {
+		t.Fatalf("%d extensions, %d versions", res.Extensions, res.Versions)
+	}
+	d, it, err := client(t, out).Detail(context.Background(), "fixture.hello")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.DefaultVersion != "1.2.0-beta.1" || it.DefaultChannel != "preview" || len(d.Warnings) != 0 {
+		t.Errorf("default %s (%s), warnings %v", d.DefaultVersion, it.DefaultChannel, d.Warnings)
+	}
+	if _, err := run(t, Options{Source: client(t, fixture), Out: out, IDs: []string{"nope"}}); !errors.Is(err, ErrUnknownID) {
+		t.Errorf("unknown id: %v", err)
+	}
+}
+
+// TestMirrorOverHTTP: a mirror made from an index served over HTTP, then
+// served itself over HTTP, installs with relative tarball URLs.
+func TestMirrorOverHTTP(t *testing.T) {
+	srv := httptest.NewServer(http.FileServer(http.Dir(fixture)))
+	defer srv.Close()
+	out := t.TempDir()
+	if _, err := run(t, Options{Source: client(t, srv.URL), Out: out, IDs: []string{"fixture.hello"}}); err != nil {
+		t.Fatal(err)
+	}
+	srv.Close()
+	ms := httptest.NewServer(http.FileServer(http.Dir(out)))
+	defer ms.Close()
+	m := client(t, ms.URL)
+	p, err := m.Prepare(context.Background(), "fixture.hello", catalog.Selector{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(p.TarballLocation(), ms.URL+"/tarballs/fixture.hello/") {
+		t.Errorf("tarball location %s", p.TarballLocation())
+	}
+	tb, err := m.Tarball(context.Background(), p, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tb.Temporary {
+		os.Remove(tb.Path)
+	}
+}
