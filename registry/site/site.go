@@ -206,7 +206,11 @@ func load(ctx context.Context, opts Options, md *Renderer, it *catalog.Item) (*e
 	}
 	e.Deprecated = e.Deprecated || d.Status == catalog.StatusDeprecated
 	for _, ch := range []string{catalog.ChannelStable, catalog.ChannelPreview, catalog.ChannelExperimental} {
-		if v := catalog.Highest(d, ch, "", false); v != nil {
+		v := catalog.Highest(d, ch, "", false)
+		if v == nil {
+			v = catalog.Highest(d, ch, "", true) // only revoked versions: show the latest, marked
+		}
+		if v != nil {
 			e.Latest[ch] = v.Version
 			e.Channels = append(e.Channels, channelVersion{ch, v.Version})
 		}
