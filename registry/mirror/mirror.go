@@ -35,7 +35,7 @@ type Options struct {
 	KeepRemoved bool
 	// AllowSHA1 accepts tarballs that only sha1 verifies.
 	AllowSHA1 bool
-	// Log, when set, hears one line per tarball downloaded or refused.
+	// Log, when set, hears one line per tarball downloaded.
 	Log func(msg string)
 }
 
@@ -195,9 +195,6 @@ func mirrorOne(ctx context.Context, opts Options, res *Result, it *catalog.Item)
 				return nil, ctx.Err()
 			}
 			res.Refused = append(res.Refused, Refusal{ExtensionID: it.ExtensionID, Version: v.Version, Error: err.Error(), err: err})
-			if opts.Log != nil {
-				opts.Log(fmt.Sprintf("refused %s@%s: %v", it.ExtensionID, v.Version, err))
-			}
 			continue
 		}
 		v.TarballURL = rel
