@@ -217,3 +217,39 @@ func TestMirrorOverHTTP(t *testing.T) {
 		os.Remove(tb.Path)
 	}
 }
+
+// TestMirrorHostile: an id that is not a safe folder name is left out, and
+// a link planted in the mirror that leads out of it is never written
+// through.
+func TestMirrorHostile(t *testing.T) {
+	src, out, outside := copyFixture(t), t.TempDir(), t.TempDir()
+	cat, _ := os.ReadFile(filepath.Join(src, "catalog.json"))
+	cat = bytes.Replace(cat, []byte(`"extensionId": "fixture.revoked"`), []byte(`"extensionId": "../../evil"`), 1)
+	if err := os.WriteFile(filepath.Join(src, "catalog.json"), cat, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(out, "tarballs"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, filepath.Join(out, "tarballs", "fixture.unverified")); err != nil {
+		t.Fatal(err)
+	}
+	res, err := run(t, Options{Source: client(t, src), Out: out, IDs: []string{"../../evil", "fixture.unverified", "fixture.deprecated"}})
+	var re *RefusedError
+	if !errors.As(err, &re) || len(re.Refused) != 1 || re.Refused[0].ExtensionID != "fixture.unverified" {
+		t.Fatalf("err = %v", err)
+	}
+	var warned bool
+	for _, w := range res.Warnings {
+		warned = warned || strings.Contains(w.Message, `"../../evil"`)
+	}
+	if !warned || res.Extensions != 1 {
+		t.Errorf("%d extensions, warnings %v", res.Extensions, res.Warnings)
+	}
+	if ents, _ := os.ReadDir(outside); len(ents) != 0 {
+		t.Errorf("written through the link: %v", ents)
+	}
+	if ents, _ := os.ReadDir(filepath.Dir(filepath.Dir(out))); slices.ContainsFunc(ents, func(e os.DirEntry) bool { return e.Name() == "evil" }) {
+		t.Error("the hostile id escaped the mirror")
+	}
+}
