@@ -140,7 +140,7 @@ func Render(ctx context.Context, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	res := &Result{files: map[string][]byte{}, Warnings: slices.Clone(cat.Warnings)}
+	res := &Result{files: map[string][]byte{}, Written: []string{}, Removed: []string{}, Warnings: slices.Clone(cat.Warnings)}
 	md := NewRenderer()
 	seen := map[string]bool{}
 	var items []*extension
