@@ -25,6 +25,7 @@ type RegistryMirrorOptions struct {
 	IDs         []string
 	KeepRemoved bool
 	AllowSHA1   bool
+	BaseURL     string
 }
 
 func newCmdRegistryMirror(f *Factory, runF func(*RegistryMirrorOptions) error) *cobra.Command {
@@ -48,7 +49,8 @@ interrupted run leaves the previous mirror usable. Exit 1 when a version was ref
 (a tarball that fails its integrity is never written); the rest is mirrored.`,
 		Example: `  spirit registry mirror -o /srv/spirit-mirror
   spirit --registry https://example.org/registry/ registry mirror -o ./mirror --channel stable --host cli
-  spirit --registry ./mirror extension marketplace install acme.weather`,
+  spirit --registry ./mirror extension marketplace install acme.weather
+  spirit registry mirror -o /srv/www/spirit --base-url https://mirror.intranet.example/spirit/`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if opts.Out == "" {
@@ -78,6 +80,7 @@ interrupted run leaves the previous mirror usable. Exit 1 when a version was ref
 	fl.StringSliceVar(&opts.IDs, "ids", nil, "mirror only these extensions (repeatable, comma-separated)")
 	fl.BoolVar(&opts.KeepRemoved, "keep-removed", false, "keep extensions and versions the source no longer lists")
 	fl.BoolVar(&opts.AllowSHA1, "allow-sha1", false, "accept tarballs verified only by sha1")
+	fl.StringVar(&opts.BaseURL, "base-url", "", "URL the mirror will be served from: write absolute tarball URLs (for the Spirit Agent apps)")
 	return cmd
 }
 
@@ -88,11 +91,14 @@ func runRegistryMirror(ctx context.Context, opts *RegistryMirrorOptions) error {
 		return err
 	}
 	res, err := mirror.Mirror(ctx, mirror.Options{Source: src, Out: opts.Out, Channels: opts.Channels, Hosts: opts.Hosts,
-		IDs: opts.IDs, KeepRemoved: opts.KeepRemoved, AllowSHA1: opts.AllowSHA1,
+		IDs: opts.IDs, KeepRemoved: opts.KeepRemoved, AllowSHA1: opts.AllowSHA1, BaseURL: opts.BaseURL,
 		Log: func(msg string) { termtext.Fprintln(ios.ErrOut, msg) }})
 	if res == nil {
 		if errors.Is(err, mirror.ErrUnknownID) {
 			return withHint(err, "see spirit extension marketplace list --all")
+		}
+		if errors.Is(err, mirror.ErrBaseURL) {
+			return usageErrorf("--base-url: %v", err)
 		}
 		return marketplaceError(err)
 	}

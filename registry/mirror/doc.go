@@ -12,7 +12,7 @@
 //     written.
 //   - The tarballUrl of every mirrored version is relative
 //     (tarballs/<extensionId>/<file>.tgz), so the folder can move or be
-//     served from any base URL. The integrity and shasum stay as the
+//     served from any base URL; with BaseURL they are absolute instead. The integrity and shasum stay as the
 //     source gave them: an install from the mirror checks the same digest
 //     as one from the source.
 //   - Incremental: a tarball already in the mirror that verifies against

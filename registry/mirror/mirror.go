@@ -35,6 +35,11 @@ type Options struct {
 	KeepRemoved bool
 	// AllowSHA1 accepts tarballs that only sha1 verifies.
 	AllowSHA1 bool
+	// BaseURL, when set, is the URL the mirror will be served from: tarball
+	// URLs are then absolute (BaseURL + tarballs/…) rather than relative,
+	// for clients that accept only absolute https tarball URLs (the Spirit
+	// Agent apps). It must be https (or http to a loopback host).
+	BaseURL string
 	// Log, when set, hears one line per tarball downloaded.
 	Log func(msg string)
 }
@@ -106,6 +111,11 @@ func Mirror(ctx context.Context, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	base, err := baseURL(opts.BaseURL)
+	if err != nil {
+		return nil, err
+	}
+	opts.BaseURL = base
 	for _, id := range opts.IDs {
 		if cat.Find(id) == nil {
 			return nil, fmt.Errorf("%w: %s", ErrUnknownID, id)
@@ -154,6 +164,27 @@ func Mirror(ctx context.Context, opts Options) (*Result, error) {
 	return res, nil
 }
 
+// ErrBaseURL: Options.BaseURL is not a usable URL.
+var ErrBaseURL = errors.New("mirror base URL is invalid")
+
+// baseURL checks a base URL and gives it a trailing slash; "" stays "".
+func baseURL(s string) (string, error) {
+	if s == "" {
+		return "", nil
+	}
+	u, err := url.Parse(s)
+	if err != nil || u.Host == "" || u.RawQuery != "" || u.Fragment != "" || u.User != nil {
+		return "", fmt.Errorf("%w: %q (want https://host/path/)", ErrBaseURL, s)
+	}
+	if err := catalog.CheckURL(u, "mirror base"); err != nil {
+		return "", fmt.Errorf("%w: %w", ErrBaseURL, err)
+	}
+	if !strings.HasSuffix(u.Path, "/") {
+		u.Path += "/"
+	}
+	return u.String(), nil
+}
+
 // tarballPath is where a version's tarball lives in the mirror.
 func tarballPath(id string, v *catalog.Version) (string, error) {
 	name := catalog.SourceFileName(v.TarballURL, id, v.Version)
@@ -197,7 +228,7 @@ func mirrorOne(ctx context.Context, opts Options, res *Result, it *catalog.Item)
 			res.Refused = append(res.Refused, Refusal{ExtensionID: it.ExtensionID, Version: v.Version, Error: err.Error(), err: err})
 			continue
 		}
-		v.TarballURL = rel
+		v.TarballURL = opts.BaseURL + rel
 		m.detail.Versions = append(m.detail.Versions, v)
 	}
 	if len(m.detail.Versions) == 0 {
@@ -402,8 +433,8 @@ func write(out string, exts []*mirrored, res *Result) error {
 	}
 	for _, m := range exts {
 		for _, v := range m.detail.Versions {
-			if v.TarballURL != "" {
-				keep[v.TarballURL] = true
+			if rel, err := tarballPath(m.item.ExtensionID, &v); err == nil && v.TarballURL != "" {
+				keep[rel] = true
 			}
 		}
 		if m.readme != nil {

@@ -253,3 +253,36 @@ func TestMirrorHostile(t *testing.T) {
 		t.Error("the hostile id escaped the mirror")
 	}
 }
+
+// TestMirrorBaseURL: with a base URL the tarball URLs are absolute and the
+// mirror served there installs; a second run is still a no-op.
+func TestMirrorBaseURL(t *testing.T) {
+	out := t.TempDir()
+	ms := httptest.NewServer(http.FileServer(http.Dir(out)))
+	defer ms.Close()
+	opts := Options{Source: client(t, fixture), Out: out, IDs: []string{"fixture.unverified"}, BaseURL: ms.URL + "/"}
+	if _, err := run(t, opts); err != nil {
+		t.Fatal(err)
+	}
+	p, err := client(t, ms.URL).Prepare(context.Background(), "fixture.unverified", catalog.Selector{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := ms.URL + "/tarballs/fixture.unverified/fixture-unverified-1.0.0.tgz"; p.Version.TarballURL != want {
+		t.Errorf("tarballUrl %q, want %q", p.Version.TarballURL, want)
+	}
+	if tb, err := client(t, ms.URL).Tarball(context.Background(), p, false); err != nil {
+		t.Error(err)
+	} else if tb.Temporary {
+		os.Remove(tb.Path)
+	}
+	opts.Source = client(t, fixture)
+	if res, err := run(t, opts); err != nil || len(res.Written)+len(res.Downloaded)+len(res.Removed) != 0 {
+		t.Errorf("second run: %+v, %v", res, err)
+	}
+	for _, bad := range []string{"http://example.org/", "ftp://x/", "https://u:p@x/", "nohost"} {
+		if _, err := run(t, Options{Source: client(t, fixture), Out: out, BaseURL: bad}); !errors.Is(err, ErrBaseURL) {
+			t.Errorf("base URL %q: %v", bad, err)
+		}
+	}
+}
