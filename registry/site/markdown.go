@@ -2,7 +2,9 @@ package site
 
 import (
 	"bytes"
+	"fmt"
 	"regexp"
+	"time"
 
 	"github.com/microcosm-cc/bluemonday"
 	"github.com/yuin/goldmark"
@@ -52,4 +54,73 @@ func (r *Renderer) Render(src []byte) ([]byte, error) {
 		return nil, err
 	}
 	return r.policy.SanitizeBytes(buf.Bytes()), nil
+}
+
+// Limits of the README shapes that are rendered: goldmark's time grows with
+// the square of the input for deeply nested blockquotes and for many
+// unclosed link destinations, so a hostile README of a few hundred
+// kilobytes would take minutes. Beyond these a README is shown as text.
+const (
+	// MaxQuoteDepth is the deepest blockquote nesting rendered.
+	MaxQuoteDepth = 32
+	// MaxLinkOpeners is the most "](" sequences rendered.
+	MaxLinkOpeners = 4096
+	// DefaultRenderTimeout bounds one README's rendering.
+	DefaultRenderTimeout = 10 * time.Second
+)
+
+// ComplexityError says why a README is not rendered as Markdown.
+type ComplexityError struct{ Reason string }
+
+func (e *ComplexityError) Error() string { return e.Reason }
+
+// checkShape refuses the input shapes known to make rendering slow.
+func checkShape(src []byte) error {
+	if n := bytes.Count(src, []byte("](")); n > MaxLinkOpeners {
+		return &ComplexityError{fmt.Sprintf("%d link destinations (more than %d)", n, MaxLinkOpeners)}
+	}
+	for line := range bytes.Lines(src) {
+		depth := 0
+		for _, c := range line {
+			if c == '>' {
+				depth++
+			} else if c != ' ' && c != '\t' {
+				break
+			}
+		}
+		if depth > MaxQuoteDepth {
+			return &ComplexityError{fmt.Sprintf("blockquotes nested %d deep (more than %d)", depth, MaxQuoteDepth)}
+		}
+	}
+	return nil
+}
+
+// RenderBounded renders src as Render does, after refusing the shapes that
+// make rendering slow, and gives up after timeout (0 → DefaultRenderTimeout)
+// with a *ComplexityError. The abandoned rendering runs on in the
+// background until it ends; the shape checks make that rare.
+func (r *Renderer) RenderBounded(src []byte, timeout time.Duration) ([]byte, error) {
+	if err := checkShape(src); err != nil {
+		return nil, err
+	}
+	if timeout <= 0 {
+		timeout = DefaultRenderTimeout
+	}
+	type result struct {
+		html []byte
+		err  error
+	}
+	done := make(chan result, 1)
+	go func() {
+		html, err := r.Render(src)
+		done <- result{html, err}
+	}()
+	timer := time.NewTimer(timeout)
+	defer timer.Stop()
+	select {
+	case res := <-done:
+		return res.html, res.err
+	case <-timer.C:
+		return nil, &ComplexityError{fmt.Sprintf("rendering took longer than %s", timeout)}
+	}
 }

@@ -16,6 +16,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/spiritagents/spirit/catalog"
 	"github.com/spiritagents/spirit/internal/confine"
@@ -39,6 +40,9 @@ type Options struct {
 	Registry string
 	// Title heads every page; "" → "Spirit Agent extensions".
 	Title string
+	// RenderTimeout bounds the rendering of one README; 0 → 10 s. A README
+	// that takes longer is shown as plain text, with a warning.
+	RenderTimeout time.Duration
 }
 
 // Result says what Build did.
@@ -237,12 +241,23 @@ func load(ctx context.Context, opts Options, md *Renderer, it *catalog.Item) (*e
 	if err != nil {
 		return e, append(warns, catalog.Warning{Pointer: ptr, Message: "README left out: " + err.Error()})
 	}
-	html, err := md.Render([]byte(src))
-	if err != nil {
+	html, err := md.RenderBounded([]byte(src), opts.RenderTimeout)
+	var tooComplex *ComplexityError
+	switch {
+	case errors.As(err, &tooComplex):
+		warns = append(warns, catalog.Warning{Pointer: ptr, Message: "README shown as plain text: " + err.Error()})
+		e.Readme = plainText(src)
+	case err != nil:
 		return e, append(warns, catalog.Warning{Pointer: ptr, Message: "README left out: " + err.Error()})
+	default:
+		e.Readme = template.HTML(html) // sanitized by md.Render
 	}
-	e.Readme = template.HTML(html) // sanitized by md.Render
 	return e, warns
+}
+
+// plainText is a README shown as escaped preformatted text.
+func plainText(src string) template.HTML {
+	return template.HTML(`<pre class="readme-plain">` + template.HTMLEscapeString(src) + "</pre>")
 }
 
 func nonNil(s []string) []string {

@@ -3,11 +3,13 @@ package site
 import (
 	"bytes"
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"golang.org/x/net/html"
 
@@ -220,10 +222,68 @@ func FuzzReadme(f *testing.F) {
 	}
 	r := NewRenderer()
 	f.Fuzz(func(t *testing.T, src string) {
-		out, err := r.Render([]byte(src))
+		out, err := r.RenderBounded([]byte(src), 5*time.Second)
 		if err != nil {
 			return
 		}
 		checkInert(t, "README", out)
 	})
+}
+
+// TestReadmeShapes: READMEs shaped to make the Markdown parser quadratic
+// are shown as text, quickly, with a warning, instead of stalling the build.
+func TestReadmeShapes(t *testing.T) {
+	r := NewRenderer()
+	for name, src := range map[string]string{
+		"nested quotes":    strings.Repeat(">", 64<<10),
+		"spaced quotes":    strings.Repeat("> ", 40) + "deep\n",
+		"unclosed links":   strings.Repeat("[a](", 16<<10),
+		"closed links too": strings.Repeat("[a](b) ", MaxLinkOpeners+1),
+	} {
+		start := time.Now()
+		_, err := r.RenderBounded([]byte(src), time.Minute)
+		var ce *ComplexityError
+		if !errors.As(err, &ce) {
+			t.Errorf("%s: err = %v", name, err)
+		}
+		if d := time.Since(start); d > 5*time.Second {
+			t.Errorf("%s: took %s", name, d)
+		}
+	}
+	for name, src := range map[string]string{
+		"quote depth at the limit": strings.Repeat(">", MaxQuoteDepth) + " ok\n",
+		"shell redirect":           "    cmd > out >> log\n",
+	} {
+		if _, err := r.RenderBounded([]byte(src), time.Minute); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+	// Under the shape limits but slow: the time bound applies.
+	_, err := r.RenderBounded([]byte(strings.Repeat("[a](", MaxLinkOpeners)), time.Millisecond)
+	if ce := (*ComplexityError)(nil); !errors.As(err, &ce) || !strings.Contains(err.Error(), "longer than 1ms") {
+		t.Errorf("time bound: %v", err)
+	}
+
+	// Through the site: the page shows the README as escaped text.
+	dir := t.TempDir()
+	if err := os.CopyFS(dir, os.DirFS(fixture)); err != nil {
+		t.Fatal(err)
+	}
+	evil := strings.Repeat(">", 64<<10) + "<script>window.__pwned=1</script>"
+	if err := os.WriteFile(filepath.Join(dir, "extensions", "acme.notes", "README.md"), []byte(evil), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res := render(t, dir)
+	page := string(res.File("x/acme.notes.html"))
+	if !strings.Contains(page, `<pre class="readme-plain">&gt;&gt;&gt;`) || strings.Contains(page, "<script>window") {
+		t.Error("the README is not shown as escaped text")
+	}
+	var warned bool
+	for _, w := range res.Warnings {
+		warned = warned || strings.Contains(w.Message, "README shown as plain text: blockquotes nested")
+	}
+	if !warned {
+		t.Errorf("warnings %v", res.Warnings)
+	}
+	checkInert(t, "x/acme.notes.html", []byte(page))
 }
