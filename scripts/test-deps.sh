@@ -12,15 +12,15 @@ need=()
 command -v dbus-daemon >/dev/null 2>&1 || need+=(dbus)
 command -v gnome-keyring-daemon >/dev/null 2>&1 || need+=(gnome-keyring)
 command -v bwrap >/dev/null 2>&1 || need+=(bubblewrap)
-command -v chromium >/dev/null 2>&1 || need+=(chromium)
+command -v chromium >/dev/null 2>&1 || need+=(chromium fonts-liberation)
 [ ${#need[@]} -eq 0 ] && exit 0
 if [ "$(id -u)" != 0 ] || ! command -v apt-get >/dev/null 2>&1; then
-  echo "test-deps: ${need[*]} missing and cannot be installed here (needs root and apt-get); the Secret Service and sandbox tests will be skipped" >&2
+  echo "test-deps: ${need[*]} missing and cannot be installed here (needs root and apt-get); the Secret Service and sandbox tests will be skipped, the browser test fails under make test" >&2
   exit 0
 fi
 echo "test-deps: installing ${need[*]}" >&2
 export DEBIAN_FRONTEND=noninteractive
 timeout 300 apt-get update -qq >/dev/null &&
-  timeout 300 apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null ||
+  timeout 600 apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null ||
   echo "test-deps: could not install ${need[*]}; the tests that need them will be skipped" >&2
 exit 0
