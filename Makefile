@@ -18,7 +18,9 @@ build:
 # Every test: the code gates (make check), unit, command, end-to-end
 # (testscript over the real binary) and the npm end-to-end test against a real
 # Verdaccio that the test starts; the packages with concurrency run under the
-# race detector; then every fuzz target for a few seconds.
+# race detector; then every fuzz target for a few seconds. The browser test
+# of the marketplace site may not skip here (SPIRIT_REQUIRE_BROWSER).
+test: export SPIRIT_REQUIRE_BROWSER = 1
 test:
 	bash scripts/test-deps.sh
 	$(GO) mod download

@@ -72,3 +72,19 @@ fi
 
 step "Check the index offline, as the registry's CI does" spirit registry validate --root "$work"
 "$spirit" registry validate --root "$work"
+
+# The marketplace web site and an offline mirror of the example index. The
+# site is kept in bin/demo-site so that it can be opened after the demo.
+site=bin/demo-site
+step "Write the marketplace web site of the example index (static files, search works from file://)" \
+  spirit registry site --root "$registry" -o "$site"
+"$spirit" registry site --root "$registry" -o "$site" >/dev/null
+echo "open it: file://$(cd "$site" && pwd)/index.html"
+
+step "Mirror the index with its verified tarballs (a tampered tarball is refused; exit 1 says so)" \
+  spirit --registry "$registry" registry mirror -o "$data/mirror"
+"$spirit" --registry "$registry" registry mirror -o "$data/mirror" || [ $? -eq 1 ]
+
+step "Install from the mirror: no other network, the same integrity checks" \
+  spirit --registry "$data/mirror" extension marketplace install fixture.unverified --review-acknowledged --yes
+"$spirit" --registry "$data/mirror" extension marketplace install fixture.unverified --review-acknowledged --yes

@@ -26,6 +26,8 @@ func addRegistryCommands(root *cobra.Command, f *Factory) {
 		newCmdRegistryBuild(f, nil),
 		newCmdRegistryValidate(f, nil),
 		newCmdRegistryAdd(f, nil),
+		newCmdRegistrySite(f, nil),
+		newCmdRegistryMirror(f, nil),
 	)
 	root.AddCommand(cmd)
 }
@@ -41,6 +43,7 @@ type RegistryBuildOptions struct {
 	NPMRegistry string
 	Jobs        int
 	Strict      bool
+	Site        string
 }
 
 func newCmdRegistryBuild(f *Factory, runF func(*RegistryBuildOptions) error) *cobra.Command {
@@ -56,11 +59,15 @@ Every problem of every entry is reported. Nothing is written unless every entry
 builds; files are replaced atomically and stale detail.json files removed last.`,
 		Example: `  spirit registry build --root ./registry-repo
   spirit registry build --check            # exit 3 and a diff when the index is stale
-  spirit registry build --since origin/main -j 32`,
+  spirit registry build --since origin/main -j 32
+  spirit registry build --site ./site      # and the marketplace web site`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if opts.Jobs < 1 {
 				return usageErrorf("-j must be at least 1")
+			}
+			if opts.Site != "" && opts.Check {
+				return usageErrorf("--site writes files; it cannot go with --check")
 			}
 			opts.JSON = f.Global.JSON
 			if runF != nil {
@@ -76,6 +83,7 @@ builds; files are replaced atomically and stale detail.json files removed last.`
 	fl.StringVar(&opts.NPMRegistry, "npm-registry", "", "npm registry URL (default: npm config, then https://registry.npmjs.org/)")
 	fl.IntVarP(&opts.Jobs, "jobs", "j", 16, "packuments fetched at once")
 	fl.BoolVar(&opts.Strict, "strict", false, "treat schema warnings as errors")
+	fl.StringVar(&opts.Site, "site", "", "then write the marketplace web site into this folder (as spirit registry site)")
 	return cmd
 }
 
@@ -115,6 +123,15 @@ func runRegistryBuild(ctx context.Context, opts *RegistryBuildOptions) error {
 	termtext.Fprintf(ios.ErrOut, "built %s: %s written, %d deleted, %d unchanged (%s fetched, %s reused)\n",
 		plural(res.Entries, "extension"), plural(len(res.Written), "file"), len(res.Deleted), res.Unchanged,
 		plural(res.Fetched, "packument"), plural(res.Reused, "detail"))
+	if opts.Site != "" {
+		sres, err := buildSite(ctx, opts.Root, opts.Site, "", "")
+		if err != nil {
+			return fmt.Errorf("registry build --site: %w", err)
+		}
+		if !opts.JSON {
+			return reportSite(ios, false, opts.Site, sres)
+		}
+	}
 	return nil
 }
 
