@@ -90,8 +90,8 @@ func reportSite(ios *iostreams.IOStreams, asJSON bool, out string, res *site.Res
 	}
 	printWarnings(ios.ErrOut, res.Warnings)
 	index, _ := filepath.Abs(filepath.Join(out, "index.html"))
-	termtext.Fprintf(ios.ErrOut, "site of %d extensions: %d files written, %d removed, %d unchanged\n",
-		res.Extensions, len(res.Written), len(res.Removed), res.Unchanged)
+	termtext.Fprintf(ios.ErrOut, "site of %s: %s written, %d removed, %d unchanged\n",
+		plural(res.Extensions, "extension"), plural(len(res.Written), "file"), len(res.Removed), res.Unchanged)
 	termtext.Fprintf(ios.Out, "%s\n", index)
 	return nil
 }

@@ -18,7 +18,7 @@ func TestRegistryBuildSite(t *testing.T) {
 		t.Fatalf("build exit %d: %s", code, e)
 	}
 	stdout, stderr := outputs()
-	if !strings.Contains(stderr, "built 1 extensions") || !strings.Contains(stderr, "site of 1 extensions") ||
+	if !strings.Contains(stderr, "built 1 extension:") || !strings.Contains(stderr, "site of 1 extension:") ||
 		strings.TrimSpace(stdout) != filepath.Join(site, "index.html") {
 		t.Errorf("stdout %q, stderr %q", stdout, stderr)
 	}
