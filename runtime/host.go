@@ -618,7 +618,11 @@ func (h *Host) request(ctx context.Context, p *process, op string, d time.Durati
 		if re.Code == codeTool {
 			return re
 		}
-		return &ExtensionError{ExtensionID: p.ext.ID, Message: p.mask.string(re.Message)}
+		xe := &ExtensionError{ExtensionID: p.ext.ID, Message: p.mask.string(re.Message), LogFile: p.log}
+		if re.Data != nil {
+			xe.Location = p.mask.string(re.Data.Location)
+		}
+		return xe
 	case errors.Is(err, ErrMessageTooLarge):
 		if errors.Is(err, errConnClosed) {
 			return &ProtocolError{ExtensionID: p.ext.ID, Err: errors.Unwrap(err)}

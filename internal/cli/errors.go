@@ -62,11 +62,14 @@ func exitCode(err error) int {
 	var ue *usageError
 	var pe *problemsError
 	var se *silentError
+	var ec interface{ ExitCode() int }
 	switch {
 	case err == nil:
 		return ExitOK
 	case errors.As(err, &se):
 		return se.code
+	case errors.As(err, &ec):
+		return ec.ExitCode()
 	case errors.As(err, &ue):
 		return ExitUsage
 	case errors.As(err, &pe):

@@ -248,7 +248,7 @@ func runCall(ctx context.Context, opts *CallOptions) error {
 		res, err = h.Call(ctx, req)
 	}
 	if err != nil {
-		return hostError(err)
+		return hostError(authorError(err))
 	}
 	if f.Global.JSON {
 		return writeJSON(f.IO.Out, res)
