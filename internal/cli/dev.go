@@ -66,9 +66,9 @@ func withDev(errOut io.Writer, p *paths.Paths, dirs []string, opts *runtime.Opti
 			bad = true
 			continue
 		}
-		for id, other := range d.ids {
-			if id == rep.ID {
-				return usageErrorf("--dev %s and --dev %s are the same extension, %s", other, dir, id)
+		for otherDir, otherID := range d.ids {
+			if otherID == rep.ID {
+				return usageErrorf("--dev %s and --dev %s are the same extension, %s", otherDir, dir, rep.ID)
 			}
 		}
 		d.dirs = append(d.dirs, abs)

@@ -68,6 +68,19 @@ func authorError(err error) error {
 	return err
 }
 
+// warnLocation follows a warning about err with the place and the log,
+// when err is a load or activation failure that has them.
+func warnLocation(f *Factory, err error) {
+	var le *loadFailedError
+	if !errors.As(authorError(err), &le) {
+		return
+	}
+	if le.xe.Location != "" {
+		termtext.Fprintf(f.IO.ErrOut, "  %s\n", le.xe.Location)
+	}
+	termtext.Fprintf(f.IO.ErrOut, "  Hint: %s\n", le.Hint())
+}
+
 // LogsOptions are the inputs of `spirit extension logs`.
 type LogsOptions struct {
 	f      *Factory

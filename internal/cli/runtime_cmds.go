@@ -101,6 +101,7 @@ func closeHost(f *Factory, h *runtime.Host) {
 func warnFailures(f *Factory, failures []runtime.Failure) {
 	for _, fl := range failures {
 		termtext.Fprintf(f.IO.ErrOut, "warning: %s: %v\n", fl.ExtensionID, fl.Err)
+		warnLocation(f, fl.Err)
 	}
 }
 
