@@ -212,24 +212,15 @@ func follow(ctx context.Context, f *Factory, name string, off int64, poll time.D
 			}
 			prev = fi
 			if fi.Size() > off {
-				fh, err := os.Open(name)
+				data, err := readRange(name, off, fi.Size()-off)
 				if err != nil {
 					return err
 				}
-				if _, err := fh.Seek(off, io.SeekStart); err == nil {
-					data, rerr := io.ReadAll(io.LimitReader(fh, fi.Size()-off))
-					off += int64(len(data))
-					data = append(partial, data...)
-					cut := bytes.LastIndexByte(data, '\n') + 1
-					partial = append([]byte(nil), data[cut:]...)
-					if err := writeLog(f, data[:cut]); err != nil {
-						fh.Close()
-						return err
-					}
-					err = rerr
-				}
-				fh.Close()
-				if err != nil {
+				off += int64(len(data))
+				data = append(partial, data...)
+				cut := bytes.LastIndexByte(data, '\n') + 1
+				partial = append([]byte(nil), data[cut:]...)
+				if err := writeLog(f, data[:cut]); err != nil {
 					return err
 				}
 			}
@@ -243,4 +234,17 @@ func follow(ctx context.Context, f *Factory, name string, off int64, poll time.D
 		case <-t.C:
 		}
 	}
+}
+
+// readRange reads at most n bytes of name from off on.
+func readRange(name string, off, n int64) ([]byte, error) {
+	fh, err := os.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer fh.Close()
+	if _, err := fh.Seek(off, io.SeekStart); err != nil {
+		return nil, err
+	}
+	return io.ReadAll(io.LimitReader(fh, n))
 }
