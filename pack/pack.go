@@ -99,9 +99,16 @@ func NPMList(ctx context.Context, dir, npm string) (*List, error) {
 		}
 		return nil, fmt.Errorf("npm pack --dry-run failed in %s: %v: %s", dir, err, lastLine(stderr.String()))
 	}
+	return ParseList(stdout.Bytes())
+}
+
+// ParseList reads the output of `npm pack --dry-run --json`: one package,
+// at most MaxFiles files, every path clean and relative, a .tgz name
+// without a directory. The files come back sorted by path.
+func ParseList(data []byte) (*List, error) {
 	var lists []List
-	if err := json.Unmarshal(stdout.Bytes(), &lists); err != nil || len(lists) != 1 {
-		return nil, fmt.Errorf("npm pack --dry-run --json gave no package list: %s", lastLine(stdout.String()))
+	if err := json.Unmarshal(data, &lists); err != nil || len(lists) != 1 {
+		return nil, fmt.Errorf("npm pack --dry-run --json gave no package list: %s", lastLine(string(data)))
 	}
 	l := &lists[0]
 	if len(l.Files) > MaxFiles {
@@ -112,7 +119,7 @@ func NPMList(ctx context.Context, dir, npm string) (*List, error) {
 			return nil, err
 		}
 	}
-	if l.Filename == "" || strings.ContainsAny(l.Filename, `/\`) || !strings.HasSuffix(l.Filename, ".tgz") {
+	if l.Filename == "" || strings.ContainsAny(l.Filename, `/\`) || !strings.HasSuffix(l.Filename, ".tgz") || l.Filename == ".tgz" {
 		return nil, fmt.Errorf("npm gave an unusable tarball name %q", l.Filename)
 	}
 	slices.SortFunc(l.Files, func(a, b File) int { return strings.Compare(a.Path, b.Path) })
@@ -132,7 +139,7 @@ func lastLine(s string) string {
 
 // checkPath refuses a listed path that is not a clean relative path.
 func checkPath(p string) error {
-	if p == "" || path.IsAbs(p) || strings.Contains(p, `\`) || path.Clean(p) != p || p == ".." || strings.HasPrefix(p, "../") {
+	if p == "" || p == "." || path.IsAbs(p) || strings.Contains(p, `\`) || path.Clean(p) != p || p == ".." || strings.HasPrefix(p, "../") {
 		return fmt.Errorf("npm listed an unsafe path %q", p)
 	}
 	return nil
