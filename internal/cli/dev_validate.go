@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/spiritagents/spirit/install"
 	"github.com/spiritagents/spirit/manifest"
@@ -19,6 +20,8 @@ import (
 type activateChecker struct {
 	f    *Factory
 	host paths.Host
+	// timeout bounds activation; zero means runtime.DefaultActivateTimeout.
+	timeout time.Duration
 }
 
 // check activates the package at path (a directory, package.json, .zip or
@@ -50,6 +53,8 @@ func (c *activateChecker) check(ctx context.Context, path string) []manifest.Pro
 		Getenv:  c.f.Getenv,
 		List:    func() ([]install.Installed, error) { return []install.Installed{ext}, nil },
 		Confine: newConfiner(c.f, p).Confine,
+
+		ActivateTimeout: c.timeout,
 	})
 	if err != nil {
 		return fail("", err.Error(), "")
