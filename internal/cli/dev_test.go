@@ -145,3 +145,21 @@ func edit(t *testing.T, file, old, new string) {
 		t.Fatal(err)
 	}
 }
+
+// BenchmarkFingerprint measures the check made before each use of a --dev
+// package, on a tree of 200 files (a large hand-written extension).
+func BenchmarkFingerprint(b *testing.B) {
+	dir := b.TempDir()
+	for i := range 200 {
+		sub := filepath.Join(dir, "src", string(rune('a'+i%20)))
+		if err := os.MkdirAll(sub, 0o755); err != nil {
+			b.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(sub, "f"+strings.Repeat("x", i%7)+".js"), []byte("export {}"), 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	for b.Loop() {
+		fingerprint(dir)
+	}
+}
