@@ -76,6 +76,12 @@ func (e *ToolError) Error() string { return e.Message }
 type ExtensionError struct {
 	ExtensionID string
 	Message     string
+	// Location is where in the package a load or activation failed, from
+	// Node's error: "index.js:12:5: SyntaxError: Unexpected token ';'"; ""
+	// when Node does not tell.
+	Location string
+	// LogFile is the extension's log, which holds the full output.
+	LogFile string
 }
 
 func (e *ExtensionError) Error() string { return e.Message }

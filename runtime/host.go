@@ -55,6 +55,10 @@ type Options struct {
 	// List returns the installed extensions in list order; nil means
 	// install.List(Paths).
 	List func() ([]install.Installed, error)
+	// ListStamp, when set, is a further mark of what List returns (the
+	// fingerprint of --dev package directories): the list is read again
+	// whenever it changes, as when the extensions directory changes.
+	ListStamp func() string
 	// NodePath is the node executable; "" means SPIRIT_NODE, then PATH.
 	NodePath string
 	// Getenv reads the environment; nil means os.Getenv.
@@ -178,6 +182,7 @@ type Host struct {
 
 	listMu    sync.Mutex
 	listStamp time.Time
+	listExtra string
 	listed    []install.Installed
 	tools     []toolEntry
 
@@ -254,9 +259,13 @@ func (h *Host) list() ([]install.Installed, []toolEntry, error) {
 	if fi, err := os.Stat(h.opts.Paths.ExtensionsDir()); err == nil {
 		stamp = fi.ModTime()
 	}
+	extra := ""
+	if h.opts.ListStamp != nil {
+		extra = h.opts.ListStamp()
+	}
 	h.listMu.Lock()
 	defer h.listMu.Unlock()
-	if h.listed != nil && !stamp.IsZero() && stamp.Equal(h.listStamp) {
+	if h.listed != nil && !stamp.IsZero() && stamp.Equal(h.listStamp) && extra == h.listExtra {
 		return h.listed, h.tools, nil
 	}
 	exts, err := h.opts.List()
@@ -266,7 +275,7 @@ func (h *Host) list() ([]install.Installed, []toolEntry, error) {
 	if exts == nil {
 		exts = []install.Installed{}
 	}
-	h.listed, h.tools, h.listStamp = exts, exposedTools(exts), stamp
+	h.listed, h.tools, h.listStamp, h.listExtra = exts, exposedTools(exts), stamp, extra
 	return h.listed, h.tools, nil
 }
 
@@ -609,7 +618,11 @@ func (h *Host) request(ctx context.Context, p *process, op string, d time.Durati
 		if re.Code == codeTool {
 			return re
 		}
-		return &ExtensionError{ExtensionID: p.ext.ID, Message: p.mask.string(re.Message)}
+		xe := &ExtensionError{ExtensionID: p.ext.ID, Message: p.mask.string(re.Message), LogFile: p.log}
+		if re.Data != nil {
+			xe.Location = p.mask.string(re.Data.Location)
+		}
+		return xe
 	case errors.Is(err, ErrMessageTooLarge):
 		if errors.Is(err, errConnClosed) {
 			return &ProtocolError{ExtensionID: p.ext.ID, Err: errors.Unwrap(err)}

@@ -54,6 +54,14 @@ type message struct {
 type rpcError struct {
 	Code    int    `json:"code"`
 	Message string `json:"message"`
+	// Data is what the runner adds: where in the package a load or
+	// activation failed.
+	Data *rpcErrorData `json:"data,omitempty"`
+}
+
+// rpcErrorData is the runner's error data.
+type rpcErrorData struct {
+	Location string `json:"location,omitempty"`
 }
 
 func (e *rpcError) Error() string { return e.Message }

@@ -17,6 +17,10 @@ const (
 	ExitFailure  = 1
 	ExitUsage    = 2
 	ExitProblems = 3
+	// ExitTool is the exit status of a tool that ran and failed on its own
+	// (its handler threw, or its result broke its outputSchema), told apart
+	// from spirit's own failures (1).
+	ExitTool = 4
 	// ExitInterrupted is 128 + SIGINT, as a shell reports a process that
 	// an interrupt ended: the run was cancelled by SIGINT or SIGTERM.
 	ExitInterrupted = 130
@@ -55,6 +59,7 @@ type exitError struct {
 }
 
 func (e *exitError) Error() string { return e.msg }
+func (e *exitError) ExitCode() int { return e.code }
 
 // hinted attaches a remedy to an error.
 type hinted struct {
@@ -79,14 +84,14 @@ func exitCode(err error) int {
 	var ue *usageError
 	var pe *problemsError
 	var se *silentError
-	var ee *exitError
+	var ec interface{ ExitCode() int }
 	switch {
 	case err == nil:
 		return ExitOK
 	case errors.As(err, &se):
 		return se.code
-	case errors.As(err, &ee):
-		return ee.code
+	case errors.As(err, &ec):
+		return ec.ExitCode()
 	case errors.As(err, &ue):
 		return ExitUsage
 	case errors.As(err, &pe):

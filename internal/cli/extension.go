@@ -10,7 +10,7 @@ func newCmdExtension(f *Factory) *cobra.Command {
 		Args:    cobra.NoArgs,
 		RunE:    groupRunE,
 	}
-	cmd.AddCommand(newCmdValidate(f, nil))
+	cmd.AddCommand(newCmdValidate(f, nil), newCmdCreate(f, nil), newCmdLogs(f, nil), newCmdPack(f, nil))
 	addInstallCommands(cmd, f)
 	addMarketplaceCommands(cmd, f)
 	addRuntimeCommands(cmd, f)

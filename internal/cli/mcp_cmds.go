@@ -49,6 +49,9 @@ type MCPServeOptions struct {
 	Listen    string
 	Timeout   time.Duration
 	Yes       bool
+	// Dev are the --dev package directories, served as if installed and
+	// watched for edits.
+	Dev []string
 	// Confiner makes the sandbox for the extensions; nil runs them unconfined.
 	Confiner func(*paths.Paths) *confiner
 
@@ -74,6 +77,10 @@ MCP elicitation. The extensions' system prompts are sent as the server's
 instructions. Installs and removes while the server runs are announced with
 notifications/tools/list_changed.
 
+With --dev DIR the package in DIR is served as if installed (nothing is
+written into the install tree); an edit under DIR restarts it at its next use,
+and a changed tool list is announced with notifications/tools/list_changed.
+
 With --transport stdio (the default) the client starts spirit and speaks over
 its standard input and output. With --transport http, spirit listens on a
 loopback address and serves MCP at /mcp; every request needs the header
@@ -81,6 +88,7 @@ loopback address and serves MCP at /mcp; every request needs the header
 directory (made on first use, mode 0600).`,
 		Example: `  spirit mcp serve
   spirit mcp serve --host desktop
+  spirit mcp serve --dev ./my-ext
   spirit mcp serve --transport http --listen 127.0.0.1:7077`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -109,6 +117,7 @@ directory (made on first use, mode 0600).`,
 	fl.StringVar(&opts.Listen, "listen", mcp.DefaultListen, "loopback address of the http transport")
 	fl.DurationVar(&opts.Timeout, "timeout", runtime.DefaultCallTimeout, "time limit of one tool call")
 	fl.BoolVar(&opts.Yes, "yes", false, "run need-approval tools without asking when the client cannot ask (no elicitation)")
+	fl.StringArrayVar(&opts.Dev, "dev", nil, devFlagUsage+"; edits restart it and announce a changed tool list")
 	_ = cmd.RegisterFlagCompletionFunc("transport", cobra.FixedCompletions([]string{transportStdio, transportHTTP}, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
 }
@@ -129,7 +138,11 @@ func runMCPServe(ctx context.Context, opts *MCPServeOptions) error {
 	secrets := runtime.NewSecrets(func() (keyring.Keyring, error) {
 		return runtime.OpenKeyring(runtime.KeyringConfig{Getenv: opts.Getenv, FileDir: keyringDir(p.DataDir)})
 	})
-	host, err := runtime.New(runtime.Options{Paths: p, Getenv: opts.Getenv, Secrets: secrets, CallTimeout: opts.Timeout, Confine: confineWith(opts.Confiner, p)})
+	ropts := runtime.Options{Paths: p, Getenv: opts.Getenv, Secrets: secrets, CallTimeout: opts.Timeout, Confine: confineWith(opts.Confiner, p)}
+	if err := withDev(ios.ErrOut, p, opts.Dev, &ropts); err != nil {
+		return err
+	}
+	host, err := runtime.New(ropts)
 	if err != nil {
 		return err
 	}

@@ -45,19 +45,24 @@ func newSecrets(f *Factory, dataDir string) *runtime.Secrets {
 	})
 }
 
-// newHost builds the runtime host of the chosen data dir and host kind.
-func newHost(f *Factory, callTimeout time.Duration) (*runtime.Host, error) {
+// newHost builds the runtime host of the chosen data dir and host kind,
+// with the --dev package directories dev loaded as if installed.
+func newHost(f *Factory, callTimeout time.Duration, dev []string) (*runtime.Host, error) {
 	p, err := f.Paths()
 	if err != nil {
 		return nil, err
 	}
-	h, err := runtime.New(runtime.Options{
+	ropts := runtime.Options{
 		Paths:       p,
 		Getenv:      f.Getenv,
 		Secrets:     newSecrets(f, p.DataDir),
 		CallTimeout: callTimeout,
 		Confine:     newConfiner(f, p).Confine,
-	})
+	}
+	if err := withDev(f.IO.ErrOut, p, dev, &ropts); err != nil {
+		return nil, err
+	}
+	h, err := runtime.New(ropts)
 	if err != nil {
 		return nil, err
 	}
@@ -96,17 +101,19 @@ func closeHost(f *Factory, h *runtime.Host) {
 func warnFailures(f *Factory, failures []runtime.Failure) {
 	for _, fl := range failures {
 		termtext.Fprintf(f.IO.ErrOut, "warning: %s: %v\n", fl.ExtensionID, fl.Err)
+		warnLocation(f, fl.Err)
 	}
 }
 
 // ToolsOptions are the inputs of `spirit extension tools`.
 type ToolsOptions struct {
-	f *Factory
+	f   *Factory
+	Dev []string
 }
 
 func newCmdTools(f *Factory, runF func(*ToolsOptions) error) *cobra.Command {
 	opts := &ToolsOptions{f: f}
-	return &cobra.Command{
+	cmd := &cobra.Command{
 		Use:   "tools",
 		Short: "List the model-facing tools of installed extensions",
 		Long: `List the tools installed extensions give a model: the invocation name the model
@@ -123,6 +130,8 @@ tool-definitions and tool-execution and declares main.`,
 			return runTools(cmd.Context(), opts)
 		},
 	}
+	cmd.Flags().StringArrayVar(&opts.Dev, "dev", nil, devFlagUsage)
+	return cmd
 }
 
 // ToolsReport is the --json output of `tools`. Its fields are a public contract.
@@ -132,7 +141,7 @@ type ToolsReport struct {
 
 func runTools(ctx context.Context, opts *ToolsOptions) error {
 	f := opts.f
-	h, err := newHost(f, 0)
+	h, err := newHost(f, 0, opts.Dev)
 	if err != nil {
 		return err
 	}
@@ -178,6 +187,7 @@ type CallOptions struct {
 	Yes     bool
 	Note    string
 	NoteSet bool
+	Dev     []string
 
 	// RawFields (-f key=value) and Fields (-F key=value) are set on the
 	// --args object.
@@ -218,6 +228,7 @@ takes it from --note.`,
 	cmd.Flags().DurationVar(&opts.Timeout, "timeout", runtime.DefaultCallTimeout, "how long the tool may run")
 	cmd.Flags().BoolVarP(&opts.Yes, "yes", "y", false, "approve a need-approval tool without asking")
 	cmd.Flags().StringVar(&opts.Note, "note", "", "execution note for a need-questions tool")
+	cmd.Flags().StringArrayVar(&opts.Dev, "dev", nil, devFlagUsage)
 	return cmd
 }
 
@@ -230,7 +241,7 @@ func runCall(ctx context.Context, opts *CallOptions) error {
 	if err != nil {
 		return err
 	}
-	h, err := newHost(f, opts.Timeout)
+	h, err := newHost(f, opts.Timeout, opts.Dev)
 	if err != nil {
 		return err
 	}
@@ -248,7 +259,7 @@ func runCall(ctx context.Context, opts *CallOptions) error {
 		res, err = h.Call(ctx, req)
 	}
 	if err != nil {
-		return hostError(err)
+		return hostError(authorError(err))
 	}
 	if f.Global.JSON {
 		return writeJSON(f.IO.Out, res)
@@ -295,12 +306,13 @@ func askApproval(f *Factory, ae *runtime.ApprovalError, req *runtime.CallRequest
 
 // PromptOptions are the inputs of `spirit extension prompt`.
 type PromptOptions struct {
-	f *Factory
+	f   *Factory
+	Dev []string
 }
 
 func newCmdPrompt(f *Factory, runF func(*PromptOptions) error) *cobra.Command {
 	opts := &PromptOptions{f: f}
-	return &cobra.Command{
+	cmd := &cobra.Command{
 		Use:   "prompt",
 		Short: "Print the <extensions> system prompt block",
 		Long: `Activate the extensions that request system-prompt and declare main, collect
@@ -317,11 +329,13 @@ contributes. An extension whose prompt fails is left out with a warning.`,
 			return runPrompt(cmd.Context(), opts)
 		},
 	}
+	cmd.Flags().StringArrayVar(&opts.Dev, "dev", nil, devFlagUsage)
+	return cmd
 }
 
 func runPrompt(ctx context.Context, opts *PromptOptions) error {
 	f := opts.f
-	h, err := newHost(f, 0)
+	h, err := newHost(f, 0, opts.Dev)
 	if err != nil {
 		return err
 	}
@@ -346,6 +360,7 @@ type EmitOptions struct {
 	Event   string
 	Detail  string
 	Targets []string
+	Dev     []string
 }
 
 func newCmdEmit(f *Factory, runF func(*EmitOptions) error) *cobra.Command {
@@ -373,6 +388,7 @@ Events: ` + strings.Join(eventNames(), ", ") + ".",
 	}
 	cmd.Flags().StringVar(&opts.Detail, "detail", "", "event detail as JSON")
 	cmd.Flags().StringArrayVar(&opts.Targets, "target", nil, "send only to this extension id (repeatable)")
+	cmd.Flags().StringArrayVar(&opts.Dev, "dev", nil, devFlagUsage)
 	return cmd
 }
 
@@ -411,7 +427,7 @@ func runEmit(ctx context.Context, opts *EmitOptions) error {
 		}
 		ev.Detail = json.RawMessage(opts.Detail)
 	}
-	h, err := newHost(f, 0)
+	h, err := newHost(f, 0, opts.Dev)
 	if err != nil {
 		return err
 	}
@@ -439,7 +455,7 @@ func runEmit(ctx context.Context, opts *EmitOptions) error {
 // notifyInstalled sends onExtensionInstalled to the extension id just
 // installed and reports failures as warnings; the install commands call it.
 func notifyInstalled(ctx context.Context, f *Factory, id string) {
-	h, err := newHost(f, 0)
+	h, err := newHost(f, 0, nil)
 	if err != nil {
 		termtext.Fprintf(f.IO.ErrOut, "warning: onExtensionInstalled: %v\n", err)
 		return

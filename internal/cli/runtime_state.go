@@ -23,6 +23,7 @@ type SettingsOptions struct {
 	ID     string
 	Key    string
 	Value  string
+	Dev    []string
 }
 
 func newCmdSettings(f *Factory) *cobra.Command {
@@ -48,7 +49,7 @@ the apps' file, extension-state/ext-<id>.json.`,
 
 func newCmdSettingsAction(f *Factory, action, use, short string, args cobra.PositionalArgs, runF func(*SettingsOptions) error, example string) *cobra.Command {
 	opts := &SettingsOptions{f: f, Action: action}
-	return &cobra.Command{
+	cmd := &cobra.Command{
 		Use:     use,
 		Short:   short,
 		Example: example,
@@ -67,6 +68,8 @@ func newCmdSettingsAction(f *Factory, action, use, short string, args cobra.Posi
 			return runSettings(opts)
 		},
 	}
+	cmd.Flags().StringArrayVar(&opts.Dev, "dev", nil, devFlagUsage)
+	return cmd
 }
 
 // SettingsReport is the --json output of `settings`. Its fields are a public contract.
@@ -99,8 +102,8 @@ func parseSettingValue(def manifest.Setting, s string) any {
 	return s
 }
 
-func lookupExtension(f *Factory, id string) (*install.Installed, *runtime.Host, error) {
-	h, err := newHost(f, 0)
+func lookupExtension(f *Factory, id string, dev []string) (*install.Installed, *runtime.Host, error) {
+	h, err := newHost(f, 0, dev)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -114,7 +117,7 @@ func lookupExtension(f *Factory, id string) (*install.Installed, *runtime.Host, 
 
 func runSettings(opts *SettingsOptions) error {
 	f := opts.f
-	ext, h, err := lookupExtension(f, opts.ID)
+	ext, h, err := lookupExtension(f, opts.ID, opts.Dev)
 	if err != nil {
 		return err
 	}
@@ -190,6 +193,7 @@ type SecretsOptions struct {
 	Action string // set | delete | status
 	ID     string
 	Key    string
+	Dev    []string
 }
 
 func newCmdSecrets(f *Factory) *cobra.Command {
@@ -220,7 +224,7 @@ input, or asks for it without echo at a terminal.`,
 
 func newCmdSecretsAction(f *Factory, action, use, short string, args cobra.PositionalArgs, runF func(*SecretsOptions) error, example string) *cobra.Command {
 	opts := &SecretsOptions{f: f, Action: action}
-	return &cobra.Command{
+	cmd := &cobra.Command{
 		Use:     use,
 		Short:   short,
 		Example: example,
@@ -236,6 +240,8 @@ func newCmdSecretsAction(f *Factory, action, use, short string, args cobra.Posit
 			return runSecrets(opts)
 		},
 	}
+	cmd.Flags().StringArrayVar(&opts.Dev, "dev", nil, devFlagUsage)
+	return cmd
 }
 
 // SecretStatusReport is the --json output of `secrets status`. Its fields are a public contract.
@@ -246,7 +252,7 @@ type SecretStatusReport struct {
 
 func runSecrets(opts *SecretsOptions) error {
 	f := opts.f
-	ext, h, err := lookupExtension(f, opts.ID)
+	ext, h, err := lookupExtension(f, opts.ID, opts.Dev)
 	if err != nil {
 		return err
 	}

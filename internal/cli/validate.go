@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -26,6 +27,10 @@ type ValidateOptions struct {
 	// Host, when set, is the host whose support the packages must declare
 	// (--host or SPIRIT_HOST).
 	Host string
+	// Activate runs each statically valid package in the real runner
+	// (--activate) and adds what it finds.
+	Activate bool
+	activate func(ctx context.Context, path string) []manifest.Problem
 }
 
 func newCmdValidate(f *Factory, runF func(*ValidateOptions) error) *cobra.Command {
@@ -41,11 +46,19 @@ PATH is a package directory (the default is the current directory), a
 package.json, a .zip (exactly one package.json anywhere; its folder is the
 package root) or a .tgz (npm layout, package/ root).
 
+With --activate, each package that passes the static checks is also run in
+the real runner, in a throwaway data directory and the sandbox, and the
+runtime contract is reported in the same form: activation fails or times out
+(with the file:line:column Node reports), a declared tool has no handler
+(error), activate returns a handler for an undeclared tool (warning), or
+system-prompt is requested but no prompt is returned (error).
+
 Exit status: 0 when every package is valid (warnings allowed), 3 when any is
 invalid, 1 when an input cannot be read, 2 on usage errors.`,
 		Example: `  spirit extension validate ./my-ext
   spirit extension validate my-ext-1.0.0.tgz other.zip --json
-  spirit extension validate --strict --host desktop .`,
+  spirit extension validate --strict --host desktop .
+  spirit extension validate --activate ./my-ext`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Paths = args
 			if len(opts.Paths) == 0 {
@@ -59,13 +72,21 @@ invalid, 1 when an input cannot be read, 2 on usage errors.`,
 				}
 				opts.Host = string(host)
 			}
+			if opts.Activate {
+				host, err := f.HostKind()
+				if err != nil {
+					return err
+				}
+				opts.activate = (&activateChecker{f: f, host: host}).check
+			}
 			if runF != nil {
 				return runF(opts)
 			}
-			return runValidate(opts)
+			return runValidate(cmd.Context(), opts)
 		},
 	}
 	cmd.Flags().BoolVar(&opts.Strict, "strict", false, "treat warnings as errors")
+	cmd.Flags().BoolVar(&opts.Activate, "activate", false, "also run each package in the real runner and check its handlers")
 	return cmd
 }
 
@@ -85,12 +106,21 @@ type readError struct{ err error }
 func (e *readError) Error() string { return e.err.Error() }
 func (e *readError) Unwrap() error { return e.err }
 
-func runValidate(opts *ValidateOptions) error {
+func runValidate(ctx context.Context, opts *ValidateOptions) error {
 	mopts := manifest.Options{Strict: opts.Strict, Host: opts.Host}
 	reports := make([]ValidationReport, 0, len(opts.Paths))
 	unreadable, invalid := 0, 0
 	for _, p := range opts.Paths {
 		rep := validatePath(p, mopts)
+		if rep.Valid && opts.activate != nil {
+			for _, pr := range opts.activate(ctx, p) {
+				if opts.Strict {
+					pr.Severity = manifest.SeverityError
+				}
+				rep.Valid = rep.Valid && pr.Severity != manifest.SeverityError
+				rep.Problems = append(rep.Problems, pr)
+			}
+		}
 		switch {
 		case rep.Error != "":
 			unreadable++

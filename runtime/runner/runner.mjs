@@ -2,8 +2,10 @@
 // extension with this script and speaks JSON-RPC 2.0 to it, one JSON message
 // per line: host -> runner on fd 3, runner -> host on fd 4. The extension's
 // stdout and stderr go to its log file and never touch the protocol.
+import { spawnSync } from 'node:child_process';
 import net from 'node:net';
-import { pathToFileURL } from 'node:url';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const [major] = process.versions.node.split('.').map(Number);
 if (major < 18) {
@@ -61,9 +63,10 @@ function call(method, params) {
 }
 
 class RPCError extends Error {
-  constructor(code, message) {
+  constructor(code, message, data) {
     super(message);
     this.code = code;
+    this.data = data;
   }
 }
 
@@ -142,6 +145,65 @@ function readInstance(value) {
   return usable ? out : undefined;
 }
 
+// inPackage returns the path of url (a file: URL or a path) relative to the
+// package directory, or '' when it is outside it.
+function inPackage(url, dir) {
+  let p;
+  try {
+    p = url.startsWith('file:') ? fileURLToPath(url) : url;
+  } catch {
+    return '';
+  }
+  const rel = path.relative(dir, p);
+  // [evalN] is this runner, which Node names as if it were in the package.
+  if (rel === '' || rel.startsWith('..') || path.isAbsolute(rel) || rel.startsWith('[eval')) return '';
+  return rel.split(path.sep).join('/');
+}
+
+// located reads "FILE:LINE\nSOURCE\n   ^" (how Node prints a syntax
+// error's place) from text, as "file:line:column" inside the package.
+function located(text, dir) {
+  const m = /^(file:\/\/\S+|\/\S+):(\d+)\r?\n.*\r?\n( *)\^/m.exec(text);
+  if (!m) return '';
+  const rel = inPackage(m[1], dir);
+  return rel ? `${rel}:${m[2]}:${m[3].length + 1}` : '';
+}
+
+// whereOf names the place in the package an error comes from, as
+// "file:line:column: Name: message", or '' when it cannot be told: the
+// first stack frame inside the package, or for a module syntax error
+// (whose place Node keeps out of the error object) the place Node prints
+// when a child process imports main again. A syntax error stops the
+// import before any module runs, so the child runs no extension code.
+function whereOf(err, dir, mainPath) {
+  if (!(err instanceof Error)) return '';
+  const stack = typeof err.stack === 'string' ? err.stack : '';
+  const what = `${err.name}: ${err.message}`;
+  let loc = located(stack, dir);
+  if (!loc) {
+    for (const m of stack.matchAll(/(file:\/\/[^\s()]+|\/[^\s():]+):(\d+):(\d+)/g)) {
+      const rel = inPackage(m[1], dir);
+      if (rel) {
+        loc = `${rel}:${m[2]}:${m[3]}`;
+        break;
+      }
+    }
+  }
+  if (!loc && err instanceof SyntaxError) {
+    try {
+      const child = spawnSync(
+        process.execPath,
+        ['--input-type=module', '--eval', `await import(${JSON.stringify(pathToFileURL(mainPath).href)})`],
+        { cwd: dir, encoding: 'utf8', timeout: 5000, stdio: ['ignore', 'ignore', 'pipe'], maxBuffer: 1 << 20 },
+      );
+      loc = located(child.stderr ?? '', dir);
+    } catch {
+      // A sandbox that forbids child processes: the place stays unknown.
+    }
+  }
+  return loc ? `${loc}: ${what}` : '';
+}
+
 function findActivate(mod) {
   if (typeof mod === 'function') return mod;
   if (typeof mod.activate === 'function') return mod.activate;
@@ -158,7 +220,9 @@ async function activate({ info, mainPath, activationEvent }) {
     mod = await import(pathToFileURL(mainPath).href);
   } catch (err) {
     logError('load failed', err);
-    throw new RPCError(CODE_EXTENSION, `Failed to load extension: ${info.name} (${messageOf(err)})`);
+    const location = whereOf(err, info.directoryPath, mainPath);
+    if (location) process.stderr.write(`${logPrefix} load failed at ${location}\n`);
+    throw new RPCError(CODE_EXTENSION, `Failed to load extension: ${info.name} (${messageOf(err)})`, { location });
   }
   const fn = findActivate(mod);
   if (!fn) {
@@ -174,7 +238,8 @@ async function activate({ info, mainPath, activationEvent }) {
     returned = await fn(ctx);
   } catch (err) {
     logError('activate failed', err);
-    throw new RPCError(CODE_EXTENSION, `Failed to execute extension: ${info.name} (${messageOf(err)})`);
+    const location = whereOf(err, info.directoryPath, mainPath);
+    throw new RPCError(CODE_EXTENSION, `Failed to execute extension: ${info.name} (${messageOf(err)})`, { location });
   }
   instance = readInstance(returned) ?? readInstance(mod) ?? (mod.default ? readInstance(mod.default) : undefined);
   return {
@@ -259,7 +324,9 @@ async function handleRequest(msg) {
   } catch (err) {
     const code = err instanceof RPCError ? err.code : CODE_EXTENSION;
     if (!(err instanceof RPCError)) logError(`${msg.method} failed`, err);
-    if (!ac.signal.aborted) send({ jsonrpc: '2.0', id: msg.id, error: { code, message: messageOf(err) } });
+    const error = { code, message: messageOf(err) };
+    if (err instanceof RPCError && err.data !== undefined) error.data = err.data;
+    if (!ac.signal.aborted) send({ jsonrpc: '2.0', id: msg.id, error });
   } finally {
     running.delete(msg.id);
   }

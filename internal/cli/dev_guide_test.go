@@ -1,0 +1,96 @@
+package cli
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/spiritagents/spirit/npm/npmtest"
+)
+
+// TestE2EAuthorGuide runs testdata/author/guide.txtar, the README's "Write
+// your first extension", over the real binary, real Node and npm, and a
+// real registry (Verdaccio) for npm publish and spirit registry.
+func TestE2EAuthorGuide(t *testing.T) {
+	v := npmtest.Start(t)
+	_, file, _, _ := runtime.Caller(0)
+	repo := filepath.Join(filepath.Dir(file), "..", "..")
+	testscript.Run(t, testscript.Params{
+		Dir:                 "testdata/author",
+		RequireExplicitExec: true,
+		Cmds:                scriptCmds(),
+		Setup: func(env *testscript.Env) error {
+			home := filepath.Join(env.WorkDir, "home")
+			if err := os.MkdirAll(home, 0o700); err != nil {
+				return err
+			}
+			if err := os.WriteFile(filepath.Join(home, ".npmrc"), []byte(v.Npmrc(true)), 0o600); err != nil {
+				return err
+			}
+			env.Setenv("REPO", repo)
+			env.Setenv("HOME", home)
+			env.Setenv("npm_config_cache", filepath.Join(env.WorkDir, "npm-cache"))
+			env.Setenv("SPIRIT_AGENT_DATA_DIR", filepath.Join(env.WorkDir, "data"))
+			env.Setenv("SPIRIT_HOST", "")
+			env.Setenv("SPIRIT_REGISTRY", "")
+			env.Setenv("SPIRIT_KEYRING_BACKEND", "file")
+			env.Setenv("SPIRIT_KEYRING_PASSWORD", "guide")
+			env.Setenv("PATH", os.Getenv("PATH"))
+			return nil
+		},
+	})
+}
+
+// TestAuthorGuideMatchesReadme checks that every command of the README's
+// "Write your first extension" is run by testdata/author/guide.txtar, in
+// the README's order.
+func TestAuthorGuideMatchesReadme(t *testing.T) {
+	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	script, err := os.ReadFile(filepath.Join("testdata", "author", "guide.txtar"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	section := regexp.MustCompile("(?s)### Write your first extension\n.*?```sh\n(.*?)```").FindSubmatch(readme)
+	if section == nil {
+		t.Fatal("README.md has no \"Write your first extension\" section with a sh block")
+	}
+	var run []string
+	for _, line := range strings.Split(string(script), "\n") {
+		if strings.HasPrefix(line, "-- ") {
+			break
+		}
+		line = strings.TrimPrefix(line, "! ")
+		if rest, ok := strings.CutPrefix(line, "exec "); ok {
+			run = append(run, rest)
+		} else if strings.HasPrefix(line, "cd ") {
+			run = append(run, line)
+		}
+	}
+	next := 0
+	n := 0
+	for _, line := range strings.Split(string(section[1]), "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		n++
+		for next < len(run) && run[next] != line {
+			next++
+		}
+		if next == len(run) {
+			t.Fatalf("README command %q is not run by guide.txtar (in order)", line)
+		}
+		next++
+	}
+	if n < 10 {
+		t.Fatalf("found only %d commands in the README section", n)
+	}
+}
