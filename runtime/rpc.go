@@ -150,12 +150,15 @@ func (c *conn) read(r io.Reader) {
 	err := c.readLines(bufio.NewReaderSize(r, 64<<10))
 	c.mu.Lock()
 	c.closed = err
+	// done closes before any caller is woken, so a caller that got its
+	// answer (closed) and calls again sees a dead connection: the process
+	// is restarted instead of reached once more.
+	close(c.done)
 	for id, ch := range c.pending {
 		close(ch)
 		delete(c.pending, id)
 	}
 	c.mu.Unlock()
-	close(c.done)
 }
 
 // readLines dispatches each line until the input ends or a line is longer
