@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/spiritagents/spirit/internal/jsjson"
 )
 
 // MaxSize is the largest package.json accepted (1 MiB).
@@ -30,7 +32,7 @@ type Options struct {
 // reading the CLI hooks file. Problems come in the order the reference
 // checks them, followed by the file rules and the warnings.
 func Validate(data []byte, fsys fs.FS, opts Options) *Report {
-	v := &validator{fsys: fsys, report: &Report{}}
+	v := &validator{fsys: fsys, report: &Report{}, data: data}
 	doc, ok := v.decode(data)
 	if ok {
 		v.validate(doc, opts)
@@ -45,12 +47,16 @@ func Validate(data []byte, fsys fs.FS, opts Options) *Report {
 
 type validator struct {
 	fsys   fs.FS
+	data   []byte
 	report *Report
 	fails  map[string]failure
 	m      *Manifest
 	// toolIndex and cssIndex give, for each parsed tool and stylesheet,
 	// its index in package.json (items that failed are left out of m).
 	toolIndex, cssIndex []int
+	// ordered is the document with JavaScript's property order, parsed
+	// when a tool schema needs it.
+	ordered any
 }
 
 func (v *validator) add(ptr string, sev Severity, msg string) {
@@ -340,12 +346,12 @@ func (v *validator) contributes(se map[string]any) {
 		case failMissing, failType:
 			v.errorf(ptr+"/inputSchema", "Extension field %s.inputSchema must be an object.", label)
 		default:
-			tool.InputSchema = rawJSON(obj["inputSchema"])
+			tool.InputSchema = v.toolSchema(i, "inputSchema", obj)
 		}
 		if v.fail(ptr+"/outputSchema") == failType {
 			v.errorf(ptr+"/outputSchema", "Extension field %s.outputSchema must be an object.", label)
 		} else if o := obj["outputSchema"]; o != nil {
-			tool.OutputSchema = rawJSON(o)
+			tool.OutputSchema = v.toolSchema(i, "outputSchema", obj)
 		}
 		tool.ApprovalMode = v.enumString(obj, ptr+"/approvalMode", label+".approvalMode")
 		tool.ExecutionMode = v.enumString(obj, ptr+"/executionMode", label+".executionMode")
@@ -669,6 +675,37 @@ func (v *validator) explained(ptr string) bool {
 	}
 	// a setting's options under a non-select type are reported once, at the options.
 	return false
+}
+
+// toolSchema returns the schema field of tool i as the apps pass it on:
+// JSON.stringify(JSON.parse(package.json)...) keeps the author's key order
+// and writes numbers as JavaScript does, where a re-encoded Go map would
+// sort the keys.
+func (v *validator) toolSchema(i int, field string, obj map[string]any) json.RawMessage {
+	if v.ordered == nil {
+		v.ordered, _ = jsjson.Parse(v.data)
+	}
+	x := v.ordered
+	for _, key := range []string{"spiritExtension", "contributes", "tools", "", field} {
+		switch o := x.(type) {
+		case jsjson.Object:
+			x, _ = o.Get(key)
+		case []any:
+			if key == "" && i < len(o) {
+				x = o[i]
+				continue
+			}
+			x = nil
+		default:
+			x = nil
+		}
+	}
+	if x != nil {
+		if b, err := jsjson.Marshal(x); err == nil {
+			return b
+		}
+	}
+	return rawJSON(obj[field])
 }
 
 func rawJSON(x any) json.RawMessage {
