@@ -319,7 +319,7 @@ func (in *Installer) Install(ctx context.Context, req Request) (*Result, error) 
 	}
 	entry := Entry{
 		ID: m.ID, DirectoryName: paths.PackageDirName(m.ID), InstalledAtUnixMs: now,
-		ArchiveFileName: strings.TrimSpace(req.ArchiveFileName), InstallSource: installSource,
+		ArchiveFileName: manifest.TrimJS(req.ArchiveFileName), InstallSource: installSource,
 	}
 	rec := &Record{
 		ID: m.ID, Version: m.Version, DirectoryName: entry.DirectoryName, InstallSource: installSource,

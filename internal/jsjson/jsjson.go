@@ -73,6 +73,10 @@ func (o Object) Set(key string, v any) Object {
 	return slices.Insert(o, at, Member{key, v})
 }
 
+// MarshalJSON encodes o with its members in order, so an Object can sit in
+// a value that encoding/json writes.
+func (o Object) MarshalJSON() ([]byte, error) { return Marshal(o) }
+
 // Keys returns the keys of o in property order.
 func (o Object) Keys() []string {
 	keys := make([]string, len(o))
