@@ -32,7 +32,7 @@ type Options struct {
 // reading the CLI hooks file. Problems come in the order the reference
 // checks them, followed by the file rules and the warnings.
 func Validate(data []byte, fsys fs.FS, opts Options) *Report {
-	v := &validator{fsys: fsys, report: &Report{}, data: data}
+	v := &validator{fsys: fsys, report: &Report{}, data: data, blockFailed: map[string]bool{}}
 	doc, ok := v.decode(data)
 	if ok {
 		v.validate(doc, opts)
@@ -54,6 +54,9 @@ type validator struct {
 	// toolIndex and cssIndex give, for each parsed tool and stylesheet,
 	// its index in package.json (items that failed are left out of m).
 	toolIndex, cssIndex []int
+	// blockFailed says a contributes block ("desktop", "cli") had problems
+	// of its own, so its absence is not reported again.
+	blockFailed map[string]bool
 	// ordered is the document with JavaScript's property order, parsed
 	// when a tool schema needs it.
 	ordered any
@@ -359,10 +362,14 @@ func (v *validator) contributes(se map[string]any) {
 		v.toolIndex = append(v.toolIndex, i)
 	}
 	if d, ok := c["desktop"].(map[string]any); ok {
+		n := len(v.report.Problems)
 		out.Desktop = v.desktop(d)
+		v.blockFailed["desktop"] = len(v.report.Problems) > n
 	}
 	if cl, ok := c["cli"].(map[string]any); ok {
+		n := len(v.report.Problems)
 		out.CLI = v.cli(cl)
+		v.blockFailed["cli"] = len(v.report.Problems) > n
 	}
 	if len(out.Tools) > 0 || out.Desktop != nil || out.CLI != nil {
 		v.m.Contributes = out
@@ -427,6 +434,9 @@ func (v *validator) cli(c map[string]any) *CLI {
 		return nil
 	}
 	path := v.requiredString(h.(map[string]any), ptr+"/path", "spiritExtension.contributes.cli.hooks.path")
+	// The reference turns backslashes into slashes before it checks and
+	// reads the path, so "hooks\\cli.json" names hooks/cli.json.
+	path = strings.ReplaceAll(path, `\`, "/")
 	if path == "" || !v.safePath(ptr+"/path", "spiritExtension.contributes.cli.hooks.path", path) {
 		return nil
 	}
@@ -636,7 +646,8 @@ func (v *validator) uiPairing() {
 		switch {
 		case hasBlock && !hasCap:
 			v.errorf("/spiritExtension/contributes/"+block, "The extension declares spiritExtension.contributes.%s but is missing %s in spiritExtension.requestedCapabilities.", block, capability)
-		case hasCap && !hasBlock:
+		case hasCap && !hasBlock && !v.blockFailed[block]:
+			// A block whose own problems emptied it is reported there, once.
 			v.errorf("/spiritExtension/requestedCapabilities", "The extension declares the %s capability but is missing spiritExtension.contributes.%s.", capability, block)
 		}
 	}
