@@ -119,3 +119,19 @@ func BenchmarkSortChinese(b *testing.B) {
 		slices.SortStableFunc(list, Chinese().Compare)
 	}
 }
+
+// FuzzCompare: display names come from packages; any two strings compare
+// without a panic, and the order is antisymmetric.
+func FuzzCompare(f *testing.F) {
+	f.Add("阿", "Apple")
+	f.Add("中\xff文", "z\u0301")
+	f.Add("\U00020000", "㐀")
+	zh, en := Chinese(), English()
+	f.Fuzz(func(t *testing.T, a, b string) {
+		for _, c := range []*Collator{zh, en} {
+			if x, y := c.Compare(a, b), c.Compare(b, a); x != -y {
+				t.Fatalf("Compare(%q, %q) = %d but Compare(%q, %q) = %d", a, b, x, b, a, y)
+			}
+		}
+	})
+}
