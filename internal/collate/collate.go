@@ -17,10 +17,12 @@
 // characters by their rank in han-order.txt (the BMP Han characters in the
 // order Node's ICU gives, written by gen-han-order.js) just after the
 // digits, everything else by the primary weights of x/text; x/text decides
-// the rest (accents, case). Han characters outside that table (the
-// supplementary planes) follow the table's, in x/text's order; ICU's
-// multi-character pinyin contractions (重庆 sorts as chóng) are not
-// applied. The name table in testdata, sorted by node, is the reference.
+// the rest (accents, case). Known differences: Han characters of the
+// supplementary planes follow the whole table in x/text's order, where
+// ICU interleaves them by radical and stroke with the rare BMP characters
+// at the table's end; ICU's multi-character pinyin contractions (重庆
+// sorts as chóng) are not applied. The name table in testdata, sorted by
+// node, is the reference.
 //
 // A Collator is not safe for concurrent use.
 package collate
@@ -104,9 +106,14 @@ func (c *Collator) reordered(s string) []uint64 {
 	return out
 }
 
+// isHan reports whether s starts with a character of the reordered Han
+// group: one of the table, or a Han character outside the BMP.
 func isHan(s string) bool {
 	r, _ := utf8.DecodeRuneInString(s)
-	return unicode.Is(unicode.Han, r)
+	if _, ok := hanRanks[r]; ok {
+		return true
+	}
+	return r > 0xFFFF && unicode.Is(unicode.Han, r)
 }
 
 //go:embed han-order.txt
