@@ -117,9 +117,15 @@ func TestDriftedSettingThrows(t *testing.T) {
 		t.Fatal(err)
 	}
 	got, err := call(t, h, "@fixture/fidelity/read", `{}`)
-	want := `{"getAll":"threw: Extension setting alpha must be a string.","get":"threw: Extension setting alpha must be a string."}`
+	want := `{"getAll":"threw: Extension setting alpha must be a string.","get":"threw: Extension setting alpha must be a string.",` +
+		`"setOther":"threw: Extension setting alpha must be a string."}`
 	if err != nil || got != want {
 		t.Errorf("got %s, %v\nwant %s", got, err, want)
+	}
+	// As in the apps, setting another key is written before the stored
+	// values are normalised and the drifted one throws.
+	if b, _ := os.ReadFile(file); string(b) != "{\n  \"alpha\": 3,\n  \"zeta\": \"q\"\n}\n" {
+		t.Errorf("file = %q", b)
 	}
 	if v, _ := h.Settings().Get(mustExt(t, h, "@fixture/fidelity").Manifest, "alpha"); v != "a" {
 		t.Errorf("GetAll gives alpha = %v, want the default", v)

@@ -361,6 +361,11 @@ func (h *Host) handler(p *process) handlerFunc {
 			if err != nil {
 				return nil, err
 			}
+			// The apps write, then normalise what is stored, which throws on
+			// another key's drifted value.
+			if _, err := h.settings.GetAllChecked(m); err != nil {
+				return nil, err
+			}
 			return map[string]any{"values": Ordered(m, all)}, nil
 		case "secrets/get", "secrets/has", "secrets/set", "secrets/delete":
 			return h.secretCall(p, method, in.Key, in.Value)

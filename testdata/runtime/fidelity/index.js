@@ -20,7 +20,12 @@ export function activate() {
         out.getAll = Object.keys(await settings.getAll());
         return JSON.stringify(out);
       },
-      read: async ({ settings }) => JSON.stringify({ getAll: await attempt(() => settings.getAll()), get: await attempt(() => settings.get('alpha')) }),
+      read: async ({ settings }) =>
+        JSON.stringify({
+          getAll: await attempt(() => settings.getAll()),
+          get: await attempt(() => settings.get('alpha')),
+          setOther: await attempt(() => settings.set('zeta', 'q')),
+        }),
       context(ctx) {
         return JSON.stringify({ extension: Object.keys(ctx.extension), thisType: typeof this });
       },
