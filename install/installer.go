@@ -319,7 +319,7 @@ func (in *Installer) Install(ctx context.Context, req Request) (*Result, error) 
 	}
 	entry := Entry{
 		ID: m.ID, DirectoryName: paths.PackageDirName(m.ID), InstalledAtUnixMs: now,
-		ArchiveFileName: strings.TrimSpace(req.ArchiveFileName), InstallSource: installSource,
+		ArchiveFileName: manifest.TrimJS(req.ArchiveFileName), InstallSource: installSource,
 	}
 	rec := &Record{
 		ID: m.ID, Version: m.Version, DirectoryName: entry.DirectoryName, InstallSource: installSource,
@@ -425,7 +425,7 @@ type RemoveOptions struct {
 // Remove uninstalls id, even when its manifest no longer parses. Settings
 // are kept unless opts.Purge. It returns what was removed.
 func (in *Installer) Remove(ctx context.Context, id string, opts RemoveOptions) (*Installed, error) {
-	id = strings.TrimSpace(id)
+	id = manifest.TrimJS(id)
 	if id == "" {
 		return nil, errors.New("The extension id must not be empty.")
 	}

@@ -9,9 +9,7 @@ import (
 	"slices"
 	"strings"
 
-	"golang.org/x/text/collate"
-	"golang.org/x/text/language"
-
+	"github.com/spiritagents/spirit/internal/collate"
 	"github.com/spiritagents/spirit/manifest"
 	"github.com/spiritagents/spirit/paths"
 )
@@ -127,13 +125,12 @@ func List(p *paths.Paths) ([]Installed, error) {
 }
 
 func sortInstalled(list []Installed) {
-	zh := collate.New(language.SimplifiedChinese)
-	en := collate.New(language.English)
+	zh, en := collate.Chinese(), collate.English()
 	slices.SortStableFunc(list, func(a, b Installed) int {
-		if c := zh.CompareString(a.DisplayName(), b.DisplayName()); c != 0 {
+		if c := zh.Compare(a.DisplayName(), b.DisplayName()); c != 0 {
 			return c
 		}
-		return en.CompareString(a.ID, b.ID)
+		return en.Compare(a.ID, b.ID)
 	})
 }
 

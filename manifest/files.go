@@ -158,23 +158,24 @@ func (v *validator) hooksFile(ptr, path string) ([]Hook, bool) {
 		}
 		h := Hook{}
 		good := true
+		label := l
 		enum := func(key string, values []string, required bool) string {
 			x, present := obj[key]
 			if !present || x == nil {
 				if required {
-					v.errorf(ptr, "Extension field %s.%s must be a string.", l, key)
+					v.errorf(ptr, "Extension field %s.%s must be a string.", label, key)
 					good = false
 				}
 				return ""
 			}
 			s, ok := x.(string)
 			if !ok {
-				v.errorf(ptr, "Extension field %s.%s must be a string.", l, key)
+				v.errorf(ptr, "Extension field %s.%s must be a string.", label, key)
 				good = false
 				return ""
 			}
 			if !slices.Contains(values, trim(s)) {
-				v.errorf(ptr, "Extension field %s.%s has an invalid value: %s", l, key, s)
+				v.errorf(ptr, "Extension field %s.%s has an invalid value: %s", label, key, s)
 				good = false
 				return ""
 			}
@@ -184,13 +185,13 @@ func (v *validator) hooksFile(ptr, path string) ([]Hook, bool) {
 		h.Variant = enum("variant", hookVariants, false)
 		if t, ok := obj["tokens"].(map[string]any); ok {
 			saved := obj
-			obj = t
+			obj, label = t, l+".tokens"
 			tok := HookTokens{
 				Foreground: enum("foreground", hookTokens, false),
 				Border:     enum("border", hookTokens, false),
 				Accent:     enum("accent", hookTokens, false),
 			}
-			obj = saved
+			obj, label = saved, l
 			if tok != (HookTokens{}) {
 				h.Tokens = &tok
 			}
@@ -219,6 +220,9 @@ func (v *validator) warnings(root map[string]any) {
 	}
 	if len(m.Tools()) > 0 && !(m.HasCapability("tool-definitions") && m.HasCapability("tool-execution")) {
 		v.warnf("/spiritExtension/contributes/tools", "The extension contributes tools but does not request both tool-definitions and tool-execution; Spirit Agent will not expose them.")
+	}
+	if len(m.Tools()) > 0 && m.Main == "" && m.HasCapability("tool-definitions") && m.HasCapability("tool-execution") {
+		v.warnf("/spiritExtension/contributes/tools", "The extension contributes tools but declares no main; Spirit Agent shows them to the model and every call fails, spirit does not expose them.")
 	}
 	if m.Main == "" && m.HasCapability("system-prompt") {
 		v.warnf("/spiritExtension/requestedCapabilities", "The extension requests system-prompt but declares no main; it cannot provide a system prompt.")

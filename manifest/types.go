@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/spiritagents/spirit/problem"
 )
@@ -238,4 +237,4 @@ type SecretSlot struct {
 	Required    bool   `json:"required,omitempty"`
 }
 
-func trim(s string) string { return strings.TrimFunc(s, isJSSpace) }
+func trim(s string) string { return TrimJS(s) }

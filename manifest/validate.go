@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/spiritagents/spirit/internal/jsjson"
 )
 
 // MaxSize is the largest package.json accepted (1 MiB).
@@ -30,7 +32,7 @@ type Options struct {
 // reading the CLI hooks file. Problems come in the order the reference
 // checks them, followed by the file rules and the warnings.
 func Validate(data []byte, fsys fs.FS, opts Options) *Report {
-	v := &validator{fsys: fsys, report: &Report{}}
+	v := &validator{fsys: fsys, report: &Report{}, data: data, blockFailed: map[string]bool{}}
 	doc, ok := v.decode(data)
 	if ok {
 		v.validate(doc, opts)
@@ -45,12 +47,19 @@ func Validate(data []byte, fsys fs.FS, opts Options) *Report {
 
 type validator struct {
 	fsys   fs.FS
+	data   []byte
 	report *Report
 	fails  map[string]failure
 	m      *Manifest
 	// toolIndex and cssIndex give, for each parsed tool and stylesheet,
 	// its index in package.json (items that failed are left out of m).
 	toolIndex, cssIndex []int
+	// blockFailed says a contributes block ("desktop", "cli") had problems
+	// of its own, so its absence is not reported again.
+	blockFailed map[string]bool
+	// ordered is the document with JavaScript's property order, parsed
+	// when a tool schema needs it.
+	ordered any
 }
 
 func (v *validator) add(ptr string, sev Severity, msg string) {
@@ -340,12 +349,12 @@ func (v *validator) contributes(se map[string]any) {
 		case failMissing, failType:
 			v.errorf(ptr+"/inputSchema", "Extension field %s.inputSchema must be an object.", label)
 		default:
-			tool.InputSchema = rawJSON(obj["inputSchema"])
+			tool.InputSchema = v.toolSchema(i, "inputSchema", obj)
 		}
 		if v.fail(ptr+"/outputSchema") == failType {
 			v.errorf(ptr+"/outputSchema", "Extension field %s.outputSchema must be an object.", label)
 		} else if o := obj["outputSchema"]; o != nil {
-			tool.OutputSchema = rawJSON(o)
+			tool.OutputSchema = v.toolSchema(i, "outputSchema", obj)
 		}
 		tool.ApprovalMode = v.enumString(obj, ptr+"/approvalMode", label+".approvalMode")
 		tool.ExecutionMode = v.enumString(obj, ptr+"/executionMode", label+".executionMode")
@@ -353,10 +362,14 @@ func (v *validator) contributes(se map[string]any) {
 		v.toolIndex = append(v.toolIndex, i)
 	}
 	if d, ok := c["desktop"].(map[string]any); ok {
+		n := len(v.report.Problems)
 		out.Desktop = v.desktop(d)
+		v.blockFailed["desktop"] = len(v.report.Problems) > n
 	}
 	if cl, ok := c["cli"].(map[string]any); ok {
+		n := len(v.report.Problems)
 		out.CLI = v.cli(cl)
+		v.blockFailed["cli"] = len(v.report.Problems) > n
 	}
 	if len(out.Tools) > 0 || out.Desktop != nil || out.CLI != nil {
 		v.m.Contributes = out
@@ -421,6 +434,9 @@ func (v *validator) cli(c map[string]any) *CLI {
 		return nil
 	}
 	path := v.requiredString(h.(map[string]any), ptr+"/path", "spiritExtension.contributes.cli.hooks.path")
+	// The reference turns backslashes into slashes before it checks and
+	// reads the path, so "hooks\\cli.json" names hooks/cli.json.
+	path = strings.ReplaceAll(path, `\`, "/")
 	if path == "" || !v.safePath(ptr+"/path", "spiritExtension.contributes.cli.hooks.path", path) {
 		return nil
 	}
@@ -630,7 +646,8 @@ func (v *validator) uiPairing() {
 		switch {
 		case hasBlock && !hasCap:
 			v.errorf("/spiritExtension/contributes/"+block, "The extension declares spiritExtension.contributes.%s but is missing %s in spiritExtension.requestedCapabilities.", block, capability)
-		case hasCap && !hasBlock:
+		case hasCap && !hasBlock && !v.blockFailed[block]:
+			// A block whose own problems emptied it is reported there, once.
 			v.errorf("/spiritExtension/requestedCapabilities", "The extension declares the %s capability but is missing spiritExtension.contributes.%s.", capability, block)
 		}
 	}
@@ -669,6 +686,37 @@ func (v *validator) explained(ptr string) bool {
 	}
 	// a setting's options under a non-select type are reported once, at the options.
 	return false
+}
+
+// toolSchema returns the schema field of tool i as the apps pass it on:
+// JSON.stringify(JSON.parse(package.json)...) keeps the author's key order
+// and writes numbers as JavaScript does, where a re-encoded Go map would
+// sort the keys.
+func (v *validator) toolSchema(i int, field string, obj map[string]any) json.RawMessage {
+	if v.ordered == nil {
+		v.ordered, _ = jsjson.Parse(v.data)
+	}
+	x := v.ordered
+	for _, key := range []string{"spiritExtension", "contributes", "tools", "", field} {
+		switch o := x.(type) {
+		case jsjson.Object:
+			x, _ = o.Get(key)
+		case []any:
+			if key == "" && i < len(o) {
+				x = o[i]
+				continue
+			}
+			x = nil
+		default:
+			x = nil
+		}
+	}
+	if x != nil {
+		if b, err := jsjson.Marshal(x); err == nil {
+			return b
+		}
+	}
+	return rawJSON(obj[field])
 }
 
 func rawJSON(x any) json.RawMessage {

@@ -11,6 +11,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
+const toolsWithoutMain = "The extension contributes tools but declares no main; Spirit Agent shows them to the model and every call fails, spirit does not expose them."
+
 func TestWarnings(t *testing.T) {
 	tests := []struct {
 		name  string
@@ -24,9 +26,11 @@ func TestWarnings(t *testing.T) {
 		{name: "tools without tool-execution", edits: []edit{{"/spiritExtension/requestedCapabilities", `["tool-definitions"]`}},
 			want: []want{{"/spiritExtension/contributes/tools", "The extension contributes tools but does not request both tool-definitions and tool-execution; Spirit Agent will not expose them."}}},
 		{name: "system-prompt without main", edits: []edit{{"/main", "<delete>"}, {"/spiritExtension/requestedCapabilities", `["tool-definitions","tool-execution","system-prompt"]`}},
-			want: []want{{"/spiritExtension/requestedCapabilities", "The extension requests system-prompt but declares no main; it cannot provide a system prompt."}}},
+			want: []want{{"/spiritExtension/contributes/tools", toolsWithoutMain}, {"/spiritExtension/requestedCapabilities", "The extension requests system-prompt but declares no main; it cannot provide a system prompt."}}},
+		{name: "tools without main", edits: []edit{{"/main", "<delete>"}},
+			want: []want{{"/spiritExtension/contributes/tools", toolsWithoutMain}}},
 		{name: "activationEvents without main", edits: []edit{{"/main", "<delete>"}, {"/spiritExtension/activationEvents", `["onStartup"]`}},
-			want: []want{{"/spiritExtension/activationEvents", "The extension declares activationEvents but no main; no event can reach it."}}},
+			want: []want{{"/spiritExtension/contributes/tools", toolsWithoutMain}, {"/spiritExtension/activationEvents", "The extension declares activationEvents but no main; no event can reach it."}}},
 		{name: "secretSlots without secret-storage", edits: []edit{{"/spiritExtension/secretSlots", `[{"key":"k","title":"T"}]`}},
 			want: []want{{"/spiritExtension/secretSlots", "The extension declares secretSlots but does not request secret-storage."}}},
 	}

@@ -228,9 +228,15 @@ func TestValidateRules(t *testing.T) {
 				{"/spiritExtension/contributes/cli/hooks/path", "Extension field CLI hooks resource bad-hooks.json.hooks[0] must be an object."},
 				{"/spiritExtension/contributes/cli/hooks/path", "Extension field CLI hooks resource bad-hooks.json.hooks[1].slot has an invalid value: nope"},
 				{"/spiritExtension/contributes/cli/hooks/path", "Extension field CLI hooks resource bad-hooks.json.hooks[2].variant has an invalid value: loud"},
-				{"/spiritExtension/contributes/cli/hooks/path", "Extension field CLI hooks resource bad-hooks.json.hooks[2].accent has an invalid value: pink"},
-				{"/spiritExtension/requestedCapabilities", "The extension declares the cli-ui capability but is missing spiritExtension.contributes.cli."},
+				{"/spiritExtension/contributes/cli/hooks/path", "Extension field CLI hooks resource bad-hooks.json.hooks[2].tokens.accent has an invalid value: pink"},
 			}},
+		{name: "cli hooks path with backslashes", edits: []edit{
+			{"/spiritExtension/requestedCapabilities", `["tool-definitions","tool-execution","cli-ui"]`},
+			{"/spiritExtension/contributes/cli", `{"hooks": {"path": ".\\hooks.json"}}`}}},
+		{name: "cli hooks file missing with cli-ui", edits: []edit{
+			{"/spiritExtension/requestedCapabilities", `["tool-definitions","tool-execution","cli-ui"]`},
+			{"/spiritExtension/contributes/cli", `{"hooks": {"path": "none.json"}}`}},
+			want: []want{{"/spiritExtension/contributes/cli/hooks/path", "The file referenced by extension spiritExtension.contributes.cli.hooks.path does not exist: none.json"}}},
 		{name: "cli paired", edits: []edit{
 			{"/spiritExtension/requestedCapabilities", `["tool-definitions","tool-execution","cli-ui"]`},
 			{"/spiritExtension/contributes/cli", `{"hooks": {"path": "hooks.json"}}`}}},

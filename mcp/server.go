@@ -303,17 +303,9 @@ func (e *InvalidSchemaError) Error() string {
 
 // toolDefinition is the MCP form of t.
 func toolDefinition(t runtime.Tool) (*sdk.Tool, error) {
-	in := map[string]any{}
-	if len(bytes.TrimSpace(t.InputSchema)) > 0 && !bytes.Equal(bytes.TrimSpace(t.InputSchema), []byte("null")) {
-		if err := json.Unmarshal(t.InputSchema, &in); err != nil || in == nil {
-			return nil, &InvalidSchemaError{Tool: t.Name, Reason: "is not a JSON object"}
-		}
-	}
-	switch typ, ok := in["type"]; {
-	case !ok:
-		in["type"] = "object"
-	case typ != "object":
-		return nil, &InvalidSchemaError{Tool: t.Name, Reason: fmt.Sprintf("has type %v, not object", typ)}
+	in, err := inputSchema(t)
+	if err != nil {
+		return nil, err
 	}
 	desc := t.Description
 	switch t.ApprovalMode {
@@ -354,9 +346,35 @@ func appendNote(desc, note string) string {
 	return desc + "\n\n" + note
 }
 
-// objectSchema returns raw parsed when it is a schema of type object: MCP
-// clients before 2025-11-25 accept no other outputSchema.
-func objectSchema(raw json.RawMessage) (map[string]any, bool) {
+// inputSchema returns the inputSchema of t as its bytes, so clients see
+// the author's key order and number literals. MCP requires type object: a
+// schema without a type gets "type":"object" as its first member, one of
+// another type (or not an object) is refused.
+func inputSchema(t runtime.Tool) (json.RawMessage, error) {
+	raw := bytes.TrimSpace(t.InputSchema)
+	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
+		return json.RawMessage(`{"type":"object"}`), nil
+	}
+	var in map[string]any
+	if err := json.Unmarshal(raw, &in); err != nil || in == nil {
+		return nil, &InvalidSchemaError{Tool: t.Name, Reason: "is not a JSON object"}
+	}
+	switch typ, ok := in["type"]; {
+	case !ok:
+		rest := bytes.TrimSpace(raw[1:])
+		if rest[0] != '}' {
+			rest = append([]byte{','}, rest...)
+		}
+		return append([]byte(`{"type":"object"`), rest...), nil
+	case typ != "object":
+		return nil, &InvalidSchemaError{Tool: t.Name, Reason: fmt.Sprintf("has type %v, not object", typ)}
+	}
+	return json.RawMessage(raw), nil
+}
+
+// objectSchema returns raw when it is a schema of type object: MCP clients
+// before 2025-11-25 accept no other outputSchema.
+func objectSchema(raw json.RawMessage) (json.RawMessage, bool) {
 	if len(raw) == 0 {
 		return nil, false
 	}
@@ -364,7 +382,7 @@ func objectSchema(raw json.RawMessage) (map[string]any, bool) {
 	if err := json.Unmarshal(raw, &m); err != nil || m == nil || m["type"] != "object" {
 		return nil, false
 	}
-	return m, true
+	return raw, true
 }
 
 // middleware refreshes the tools before tools/list and sets the

@@ -449,7 +449,10 @@ func TestInvalidInputSchemaLeftOut(t *testing.T) {
 		want   string
 	}{
 		{name: "object", schema: `{"type":"object"}`, ok: true, want: `{"type":"object"}`},
-		{name: "no type", schema: `{"properties":{"a":{"type":"string"}}}`, ok: true, want: `{"properties":{"a":{"type":"string"}},"type":"object"}`},
+		{name: "no type", schema: `{"properties":{"a":{"type":"string"}}}`, ok: true, want: `{"type":"object","properties":{"a":{"type":"string"}}}`},
+		{name: "empty", schema: ` { } `, ok: true, want: `{"type":"object"}`},
+		{name: "bytes kept", schema: `{"type":"object","properties":{"z":{"type":"number","minimum":1.5,"maximum":1000},"a":{"type":"string"}},"required":["z"]}`, ok: true,
+			want: `{"type":"object","properties":{"z":{"type":"number","minimum":1.5,"maximum":1000},"a":{"type":"string"}},"required":["z"]}`},
 		{name: "absent", schema: ``, ok: true, want: `{"type":"object"}`},
 		{name: "null", schema: `null`, ok: true, want: `{"type":"object"}`},
 		{name: "array type", schema: `{"type":"array"}`},
@@ -481,7 +484,7 @@ func TestOutputSchemaOnlyObjects(t *testing.T) {
 		name, schema string
 		kept         bool
 	}{
-		{"object", `{"type":"object","properties":{}}`, true},
+		{"object", `{"type":"object","properties":{"z":{},"a":{"minimum":1.5}}}`, true},
 		{"array", `{"type":"array"}`, false},
 		{"no type", `{"properties":{}}`, false},
 		{"absent", ``, false},
@@ -494,6 +497,9 @@ func TestOutputSchemaOnlyObjects(t *testing.T) {
 			}
 			if (def.OutputSchema != nil) != tc.kept {
 				t.Errorf("outputSchema = %v, kept want %v", def.OutputSchema, tc.kept)
+			}
+			if tc.kept && jsonString(t, def.OutputSchema) != tc.schema {
+				t.Errorf("outputSchema = %s, want the bytes %s", jsonString(t, def.OutputSchema), tc.schema)
 			}
 		})
 	}

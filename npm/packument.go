@@ -157,9 +157,10 @@ func (c *Client) describe(err error, name, reg string) error {
 }
 
 // FullPackument returns the raw full packument of name (plain Accept,
-// never the abbreviated form), revalidated with its ETag.
+// never the abbreviated form), revalidated with its ETag. name may be a
+// legacy one (ValidOldName), as npm still serves those.
 func (c *Client) FullPackument(ctx context.Context, name string) ([]byte, error) {
-	if !ValidName(name) {
+	if !ValidOldName(name) {
 		return nil, fmt.Errorf("%w: %q is not a valid package name", ErrInvalidSpec, name)
 	}
 	reg := c.set.registryFor(name)

@@ -39,6 +39,52 @@ func ValidName(name string) bool {
 	return len(name) <= maxNameLen && nameRe.MatchString(name)
 }
 
+// maxOldNameLen bounds ValidOldName: npm's rules for existing packages
+// have no length limit, a hostile name still needs one.
+const maxOldNameLen = 1024
+
+// ValidOldName reports whether npm can serve a package of this name, as
+// validate-npm-package-name's validForOldPackages says: the rules for new
+// packages without the lowercase, length and core-module ones, so legacy
+// names such as JSONStream pass. What npm itself cannot serve stays
+// refused: an empty name, a leading "." or "_" (spaces are escaped),
+// node_modules and favicon.ico, and any character encodeURIComponent
+// would escape (outside @scope/).
+func ValidOldName(name string) bool {
+	if name == "" || len(name) > maxOldNameLen ||
+		strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_") {
+		return false
+	}
+	if l := strings.ToLower(name); l == "node_modules" || l == "favicon.ico" {
+		return false
+	}
+	pkg := name
+	if scope, rest, ok := strings.Cut(name, "/"); ok {
+		if !strings.HasPrefix(scope, "@") || !uriComponentSafe(scope[1:]) || scope == "@" {
+			return false
+		}
+		pkg = rest
+		if strings.HasPrefix(pkg, ".") {
+			return false
+		}
+	}
+	return pkg != "" && uriComponentSafe(pkg)
+}
+
+// uriComponentSafe reports whether encodeURIComponent leaves s as it is.
+func uriComponentSafe(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
+		case strings.IndexByte("-_.!~*'()", c) >= 0:
+		default:
+			return false
+		}
+	}
+	return true
+}
+
 // ParseSpec parses "npm:NAME[@RANGE|@TAG]", "NAME@RANGE" and
 // "@scope/name[@RANGE|@TAG]". A bare unscoped NAME is accepted only after
 // "npm:".

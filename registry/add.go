@@ -54,7 +54,7 @@ func Add(ctx context.Context, opts AddOptions) (*AddResult, error) {
 	if !extensionIDPattern.MatchString(opts.ID) {
 		return nil, fmt.Errorf("extension id %q does not match %s", opts.ID, extensionIDPattern)
 	}
-	if !npm.ValidName(opts.Package) {
+	if !npm.ValidOldName(opts.Package) {
 		return nil, fmt.Errorf("%q is not a valid npm package name", opts.Package)
 	}
 	root, err := filepath.Abs(opts.Root)

@@ -281,7 +281,7 @@ func (h *Host) list() ([]install.Installed, []toolEntry, error) {
 
 // Extension returns the installed extension id.
 func (h *Host) Extension(id string) (*install.Installed, error) {
-	id = strings.TrimSpace(id)
+	id = manifest.TrimJS(id)
 	if id == "" {
 		return nil, errors.New("The extension id must not be empty.")
 	}
@@ -770,7 +770,7 @@ func (h *Host) prompt(ctx context.Context, ext *install.Installed) (string, erro
 	if err := h.request(ctx, p, "prompt", h.opts.CallTimeout, "systemPrompt", struct{}{}, &out); err != nil {
 		return "", err
 	}
-	return strings.TrimSpace(p.mask.string(out.Text)), nil
+	return manifest.TrimJS(p.mask.string(out.Text)), nil
 }
 
 // RenderPromptBlock renders contributions as the reference's <extensions>
@@ -780,7 +780,7 @@ func RenderPromptBlock(cs []PromptContribution) string {
 	attr := strings.NewReplacer("&", "&amp;", `"`, "&quot;", "<", "&lt;", ">", "&gt;")
 	var lines []string
 	for _, c := range cs {
-		id, name, content := strings.TrimSpace(c.ExtensionID), strings.TrimSpace(c.ExtensionName), strings.TrimSpace(c.Content)
+		id, name, content := manifest.TrimJS(c.ExtensionID), manifest.TrimJS(c.ExtensionName), manifest.TrimJS(c.Content)
 		if id == "" || name == "" || content == "" {
 			continue
 		}

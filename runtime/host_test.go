@@ -42,7 +42,7 @@ func TestHost(t *testing.T) {
 		tests := []struct{ name, tool, want string }{
 			{"ESM named activate", "form-esm-named/hello", "esm-named"},
 			{"ESM default function", "form-esm-default-fn/hello", "esm-default-fn"},
-			{"ESM default object with activate", "form-esm-default-obj/hello", "esm-default-obj:this"},
+			{"ESM default object with activate", "form-esm-default-obj/hello", "esm-default-obj:no-this"},
 			{"CJS module.exports function", "form-cjs-fn/hello", "cjs-fn:function"},
 			{"CJS exports.activate", "form-cjs-activate/hello", "cjs-activate"},
 			{"module exports fallback", "exports-fallback/hello", "from-module-exports"},

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/spiritagents/spirit/install"
+	"github.com/spiritagents/spirit/manifest"
 )
 
 // process is one running extension.
@@ -316,6 +317,9 @@ func (h *Host) handler(p *process) handlerFunc {
 			Key    string          `json:"key"`
 			Value  json.RawMessage `json:"value"`
 			Values json.RawMessage `json:"values"`
+			// Undefined lists the keys whose value was undefined in JavaScript
+			// (sent as null).
+			Undefined []string `json:"undefined"`
 		}
 		if len(params) > 0 {
 			if err := json.Unmarshal(params, &in); err != nil {
@@ -325,11 +329,15 @@ func (h *Host) handler(p *process) handlerFunc {
 		switch method {
 		case "ready":
 			return nil, nil
-		case "settings/get":
-			v, _ := h.settings.Get(m, in.Key)
-			return map[string]any{"value": v}, nil
-		case "settings/getAll":
-			return map[string]any{"values": h.settings.GetAll(m)}, nil
+		case "settings/get", "settings/getAll":
+			all, err := h.settings.GetAllChecked(m)
+			if err != nil {
+				return nil, err
+			}
+			if method == "settings/get" {
+				return map[string]any{"value": all[in.Key]}, nil
+			}
+			return map[string]any{"values": Ordered(m, all)}, nil
 		case "settings/set", "settings/setAll":
 			keys, values := []string{in.Key}, map[string]any{}
 			if method == "settings/set" {
@@ -347,11 +355,21 @@ func (h *Host) handler(p *process) handlerFunc {
 					return nil, errors.New("settings.setAll needs an object of values")
 				}
 			}
+			for _, k := range in.Undefined {
+				if _, ok := values[k]; ok {
+					values[k] = Undefined{}
+				}
+			}
 			all, err := h.settings.SetAll(m, keys, values)
 			if err != nil {
 				return nil, err
 			}
-			return map[string]any{"values": all}, nil
+			// The apps write, then normalise what is stored, which throws on
+			// another key's drifted value.
+			if _, err := h.settings.GetAllChecked(m); err != nil {
+				return nil, err
+			}
+			return map[string]any{"values": Ordered(m, all)}, nil
 		case "secrets/get", "secrets/has", "secrets/set", "secrets/delete":
 			return h.secretCall(p, method, in.Key, in.Value)
 		}
@@ -391,14 +409,12 @@ func (h *Host) secretCall(p *process, method, key string, raw json.RawMessage) (
 	case "secrets/set":
 		var v string
 		_ = json.Unmarshal(raw, &v)
-		p.mask.add(trimJS(v))
+		p.mask.add(manifest.TrimJS(v))
 		return map[string]any{}, sec.Set(m, key, v)
 	default:
 		return map[string]any{}, sec.Delete(m, key)
 	}
 }
-
-func trimJS(s string) string { return string(bytes.TrimSpace([]byte(s))) }
 
 // orderedObject decodes a JSON object keeping its key order.
 func orderedObject(raw json.RawMessage) ([]string, map[string]any, error) {

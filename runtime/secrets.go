@@ -84,7 +84,7 @@ func (s *Secrets) Get(m *manifest.Manifest, key string) (string, bool, error) {
 	if err != nil {
 		return "", false, fmt.Errorf("reading secret %s of %s: %w", key, m.ID, err)
 	}
-	v := strings.TrimSpace(string(item.Data))
+	v := manifest.TrimJS(string(item.Data))
 	return v, v != "", nil
 }
 
@@ -93,7 +93,7 @@ func (s *Secrets) Set(m *manifest.Manifest, key, value string) error {
 	if err := checkSlot(m, key); err != nil {
 		return err
 	}
-	value = strings.TrimSpace(value)
+	value = manifest.TrimJS(value)
 	if value == "" {
 		return s.Delete(m, key)
 	}

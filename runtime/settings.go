@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io/fs"
 	"math"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -118,10 +120,13 @@ func parseStored(data []byte) (*stored, bool) {
 	return out, true
 }
 
+// save writes st as JSON.stringify(values, null, 2) writes the object the
+// apps hold: integer-like keys first. A new file gets mode 0666 less the
+// umask, as the apps' writeFile gives it; an existing one keeps its mode.
 func (s *Settings) save(id string, st *stored) error {
 	var b bytes.Buffer
 	b.WriteString("{")
-	for i, k := range st.keys {
+	for i, k := range jsjson.SortKeys(st.keys) {
 		if i > 0 {
 			b.WriteString(",")
 		}
@@ -136,8 +141,35 @@ func (s *Settings) save(id string, st *stored) error {
 		b.WriteString("\n")
 	}
 	b.WriteString("}\n")
-	return atomicfile.Write(s.paths.SettingsFile(id), b.Bytes(), 0o600)
+	file := s.paths.SettingsFile(id)
+	mode := 0o666 &^ umask()
+	if fi, err := os.Stat(file); err == nil {
+		mode = fi.Mode().Perm()
+	}
+	return atomicfile.Write(file, b.Bytes(), mode)
 }
+
+// umask returns the process's file mode creation mask, read from
+// /proc/self/status (setting it to read it would race with other
+// goroutines creating files); 022 where that is not available.
+func umask() fs.FileMode {
+	data, err := os.ReadFile("/proc/self/status")
+	if err == nil {
+		for line := range strings.Lines(string(data)) {
+			if v, ok := strings.CutPrefix(line, "Umask:"); ok {
+				if n, err := strconv.ParseUint(strings.TrimSpace(v), 8, 32); err == nil {
+					return fs.FileMode(n) & fs.ModePerm
+				}
+			}
+		}
+	}
+	return 0o022
+}
+
+// Undefined is the JavaScript value undefined given to settings.set or
+// setAll. The apps validate it like any other value, so it is refused with
+// the type message of the setting; it does not clear the key as null does.
+type Undefined struct{}
 
 // checkValue applies the reference's type rules to a non-null value.
 func checkValue(def manifest.Setting, v any) error {
@@ -148,7 +180,7 @@ func checkValue(def manifest.Setting, v any) error {
 		if !ok {
 			return &SettingError{key, fmt.Sprintf("Extension setting %s must be a string.", key)}
 		}
-		if def.Required && strings.TrimSpace(s) == "" {
+		if def.Required && manifest.TrimJS(s) == "" {
 			return &SettingError{key, fmt.Sprintf("Extension setting %s must not be empty.", key)}
 		}
 	case "boolean":
@@ -204,6 +236,37 @@ func (s *Settings) GetAll(m *manifest.Manifest) map[string]any {
 	return normalise(m, s.load(m.ID))
 }
 
+// Ordered returns values (as GetAll returns them) as the apps' object
+// holds them: in settingsSchema order, integer-like keys first.
+func Ordered(m *manifest.Manifest, values map[string]any) jsjson.Object {
+	out := jsjson.Object{}
+	for _, def := range m.SettingsSchema {
+		if v, ok := values[def.Key]; ok {
+			out = out.Set(def.Key, v)
+		}
+	}
+	return out
+}
+
+// GetAllChecked is GetAll as an extension sees it through ctx.settings:
+// as in the apps, a stored value that fails the type rules (a stored null
+// included) is an error with the apps' message, not the default, so an
+// extension that reads a drifted value fails under spirit as it does in
+// the apps.
+func (s *Settings) GetAllChecked(m *manifest.Manifest) (map[string]any, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st := s.load(m.ID)
+	for _, def := range m.SettingsSchema {
+		if v, ok := st.values[def.Key]; ok {
+			if err := checkValue(def, v); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return normalise(m, st), nil
+}
+
 // Get returns one setting, and whether it has a value.
 func (s *Settings) Get(m *manifest.Manifest, key string) (any, bool) {
 	v, ok := s.GetAll(m)[key]
@@ -211,8 +274,9 @@ func (s *Settings) Get(m *manifest.Manifest, key string) (any, bool) {
 }
 
 // SetAll merges values into the stored ones atomically: the first refused
-// value aborts and nothing is written. A nil value clears the key. Values
-// are JSON-decoded Go values (string, bool, float64, nil). It returns the
+// value aborts and nothing is written. A nil value clears the key; an
+// Undefined value is refused by the type rules. Values are JSON-decoded Go
+// values (string, bool, float64, nil) or Undefined. It returns the
 // settings after the write, as GetAll does.
 func (s *Settings) SetAll(m *manifest.Manifest, keys []string, values map[string]any) (map[string]any, error) {
 	s.mu.Lock()

@@ -113,12 +113,12 @@ func TestSettings(t *testing.T) {
 
 func TestSettingsThroughExtension(t *testing.T) {
 	ext, h := kitchenManifest(t)
-	got, err := call(t, h, "@fixture/kitchen/settings", `{"op":"set","key":"count","value":4}`)
-	if err != nil {
+	if _, err := call(t, h, "@fixture/kitchen/settings", `{"op":"set","key":"count","value":4}`); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(got, `"count": 4`) {
-		t.Errorf("set returned %s", got)
+	got, err := call(t, h, "@fixture/kitchen/settings", `{"op":"getAll"}`)
+	if err != nil || !strings.Contains(got, `"count": 4`) {
+		t.Errorf("getAll after set = %s, %v", got, err)
 	}
 	_, err = call(t, h, "@fixture/kitchen/settings", `{"op":"setAll","values":{"loud":true,"mode":"zzz"}}`)
 	var te *ToolError

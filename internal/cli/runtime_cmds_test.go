@@ -1,8 +1,10 @@
 package cli
 
 import (
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
@@ -16,7 +18,10 @@ func runtimeFactory(t *testing.T, fixtures map[string]string) (*Factory, *iostre
 	t.Helper()
 	dir := t.TempDir()
 	p := paths.New(dir, paths.HostCLI)
-	for id, name := range fixtures {
+	// In id order: the install time (the folder's) decides invocation-name
+	// suffixes, so a random order would make the goldens flaky.
+	for _, id := range slices.Sorted(maps.Keys(fixtures)) {
+		name := fixtures[id]
 		if err := os.CopyFS(p.PackageDir(id), os.DirFS(filepath.Join("..", "..", "testdata", "runtime", name))); err != nil {
 			t.Fatal(err)
 		}

@@ -145,6 +145,9 @@ func runSettings(opts *SettingsOptions) error {
 		return nil
 	}
 	values := st.GetAll(m)
+	if _, err := st.GetAllChecked(m); err != nil {
+		termtext.Fprintf(f.IO.ErrOut, "warning: the stored value is refused (%v); the default is shown, and the extension's settings.get fails until it is set again\n", err)
+	}
 	if opts.Key != "" {
 		if _, ok := m.Setting(opts.Key); !ok {
 			return &runtime.SettingError{Key: opts.Key, Message: "The extension does not declare the setting: " + opts.Key}

@@ -97,8 +97,22 @@ function makeSettings() {
   return Object.freeze({
     get: (key) => call('settings/get', { key }).then((r) => r.value ?? undefined),
     getAll: () => call('settings/getAll', {}).then((r) => r.values),
-    set: (key, value) => call('settings/set', { key, value: value === undefined ? null : value }).then((r) => r.values),
-    setAll: (values) => call('settings/setAll', { values }).then((r) => r.values),
+    // set resolves to undefined, setAll to the values, as in the apps. An
+    // undefined value travels as null plus its key in `undefined`, so the
+    // host refuses it with the setting's type message as the apps do.
+    set: (key, value) =>
+      call('settings/set', { key, value: value === undefined ? null : value, undefined: value === undefined ? [key] : [] }).then(() => undefined),
+    setAll: (values) => {
+      const sent = {};
+      const undef = [];
+      if (values !== null && typeof values === 'object') {
+        for (const key of Object.keys(values)) {
+          sent[key] = values[key] === undefined ? null : values[key];
+          if (values[key] === undefined) undef.push(key);
+        }
+      }
+      return call('settings/setAll', { values: values !== null && typeof values === 'object' ? sent : values, undefined: undef }).then((r) => r.values);
+    },
   });
 }
 
@@ -115,8 +129,9 @@ function log(message) {
   process.stderr.write(`${logPrefix} ${message}\n`);
 }
 
-// readInstance keeps the members the reference recognises, bound to their
-// object so `this` works (the reference calls them detached).
+// readInstance keeps the members the reference recognises. They are not
+// bound: the apps copy them into a new object and call them detached, so
+// `this` is undefined in a handler there, and must be here too.
 function readInstance(value) {
   if (value === null || (typeof value !== 'object' && typeof value !== 'function')) return undefined;
   const out = {};
@@ -125,7 +140,7 @@ function readInstance(value) {
   if (tools !== null && typeof tools === 'object') {
     const kept = {};
     for (const [name, fn] of Object.entries(tools)) {
-      if (typeof fn === 'function') kept[name] = fn.bind(tools);
+      if (typeof fn === 'function') kept[name] = fn;
     }
     if (Object.keys(kept).length > 0) {
       out.tools = kept;
@@ -134,7 +149,7 @@ function readInstance(value) {
   }
   for (const name of ['invokeTool', 'getSystemPrompt', 'onEvent', 'dispose']) {
     if (typeof value[name] === 'function') {
-      out[name] = value[name].bind(value);
+      out[name] = value[name];
       usable = true;
     }
   }
@@ -208,12 +223,20 @@ function findActivate(mod) {
   if (typeof mod === 'function') return mod;
   if (typeof mod.activate === 'function') return mod.activate;
   if (typeof mod.default === 'function') return mod.default;
-  if (mod.default && typeof mod.default.activate === 'function') return mod.default.activate.bind(mod.default);
+  if (mod.default && typeof mod.default.activate === 'function') return mod.default.activate;
   return undefined;
 }
 
 async function activate({ info, mainPath, activationEvent }) {
-  extension = Object.freeze({ ...info });
+  // The apps' key order.
+  extension = Object.freeze({
+    id: info.id,
+    name: info.name,
+    version: info.version,
+    directoryPath: info.directoryPath,
+    manifestPath: info.manifestPath,
+    main: info.main,
+  });
   logPrefix = `[extension:${info.id}]`;
   let mod;
   try {
@@ -241,7 +264,10 @@ async function activate({ info, mainPath, activationEvent }) {
     const location = whereOf(err, info.directoryPath, mainPath);
     throw new RPCError(CODE_EXTENSION, `Failed to execute extension: ${info.name} (${messageOf(err)})`, { location });
   }
-  instance = readInstance(returned) ?? readInstance(mod) ?? (mod.default ? readInstance(mod.default) : undefined);
+  // As in the apps: the returned value, else the module's exports; an
+  // `export default { activate, tools }` whose activate returns nothing
+  // has no instance (its tools are not read from the default export).
+  instance = readInstance(returned) ?? readInstance(mod);
   return {
     instance: instance !== undefined,
     tools: instance?.tools ? Object.keys(instance.tools) : [],

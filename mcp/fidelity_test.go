@@ -1,0 +1,67 @@
+package mcp
+
+import (
+	"bufio"
+	"context"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/spiritagents/spirit/paths"
+)
+
+// TestSchemaBytesOverStdio reads tools/list as the real binary writes it:
+// the inputSchema has the key order of package.json (as the apps pass it
+// on), not the sorted keys of a re-encoded map.
+func TestSchemaBytesOverStdio(t *testing.T) {
+	bin := spiritBinary(t)
+	p := paths.New(t.TempDir(), paths.HostCLI)
+	installFixture(t, p, "tools-ext")
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, "mcp", "serve")
+	cmd.Env = append(os.Environ(), "SPIRIT_AGENT_DATA_DIR="+p.DataDir, "SPIRIT_HOST=cli",
+		"SPIRIT_KEYRING_BACKEND=file", "SPIRIT_KEYRING_PASSWORD=test-password")
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		_ = stdin.Close()
+		_ = cmd.Wait()
+	}()
+	lines := bufio.NewScanner(stdout)
+	lines.Buffer(nil, 1<<20)
+	send := func(msg string) {
+		if _, err := stdin.Write([]byte(msg + "\n")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// read returns the response with the given id, skipping notifications.
+	read := func(id string) string {
+		for lines.Scan() {
+			if strings.Contains(lines.Text(), `"id":`+id+`,`) {
+				return lines.Text()
+			}
+		}
+		t.Fatalf("no response %s: %v", id, lines.Err())
+		return ""
+	}
+	send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
+	read("1")
+	send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	send(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
+	list := read("2")
+	if want := `"inputSchema":{"type":"object","properties":{"text":{"type":"string"}},"required":["text"]}`; !strings.Contains(list, want) {
+		t.Errorf("tools/list does not carry %s:\n%s", want, list)
+	}
+}
