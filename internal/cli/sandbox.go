@@ -131,7 +131,7 @@ func (c *confiner) Confine(ctx context.Context, ext *install.Installed, cmd *exe
 		UserHome:   c.f.Getenv("HOME"),
 		Hidden:     hiddenPaths(c.f, c.p),
 		Policy:     pol,
-		PrivateDir: filepath.Join(c.p.SpiritDir(), "sandbox", paths.EncodeID(ext.ID)),
+		PrivateDir: install.PrivateDir(c.p, ext.ID),
 		// NodeInfoCache is in spirit's cache, which no extension sees.
 		NodeInfoCache: nodeInfoCache(c.p),
 	}
