@@ -182,7 +182,7 @@ func runMarketplaceList(ctx context.Context, opts *MarketplaceListOptions) error
 	items := catalog.Search(cat.Items, strings.Join(opts.Query, " "), opts.All)
 	installed, _ := install.List(p)
 	byItem := catalog.InstalledByItem(cat, c.Source(), installed)
-	out := marketplaceListJSON{Registry: c.Source().String(), Items: []marketplaceItemJSON{}, Warnings: cat.Warnings}
+	out := marketplaceListJSON{Registry: catalog.IndexName(c.Source()), Items: []marketplaceItemJSON{}, Warnings: cat.Warnings}
 	if cat.Origin != nil {
 		out.FromCache, out.Stale = cat.Origin.FromCache, cat.Origin.Stale
 	}
