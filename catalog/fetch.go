@@ -190,7 +190,7 @@ func readFileCapped(loc location, limit int64, label string) ([]byte, error) {
 // as it is, an older one is revalidated, and on a network failure (or a
 // 5xx) the cached copy is returned with Origin.Stale set.
 func (c *Client) getURL(ctx context.Context, u *url.URL, limit int64, label string) ([]byte, *Origin, error) {
-	shown := u.Redacted()
+	shown := fetch.Redact(u.String())
 	cached, meta := c.readCache(u, limit)
 	now := c.now()
 	if cached != nil && (c.opts.Offline || now.Sub(meta.FetchedAt) < c.opts.MaxAge) {

@@ -7,13 +7,16 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	git "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
 
+	"github.com/spiritagents/spirit/fetch"
 	"github.com/spiritagents/spirit/internal/atomicfile"
 )
 
@@ -45,12 +48,12 @@ func (c *Client) gitDir(ctx context.Context) (string, *Origin, error) {
 	}
 	now := c.now()
 	age := now.Sub(stamp.FetchedAt)
-	origin := &Origin{Location: src.String(), FromCache: haveClone, Age: age}
+	origin := &Origin{Location: IndexName(src), FromCache: haveClone, Age: age}
 	if haveClone && (c.opts.Offline || age < c.opts.MaxAge) {
 		return registryRoot(dir), origin, nil
 	}
 	if c.opts.Offline {
-		return "", nil, fmt.Errorf("%w: git registry %s", ErrOffline, src)
+		return "", nil, fmt.Errorf("%w: git registry %s", ErrOffline, IndexName(src))
 	}
 	if err := os.MkdirAll(root, 0o755); err != nil {
 		return "", nil, err
@@ -62,13 +65,16 @@ func (c *Client) gitDir(ctx context.Context) (string, *Origin, error) {
 	defer os.RemoveAll(tmp)
 	ctx, cancel := context.WithTimeout(ctx, c.opts.Fetch.Timeout)
 	defer cancel()
-	err = cloneShallow(ctx, src.Repo, src.Ref, tmp)
+	err = c.checkGitRedirect(ctx, src.Repo)
+	if err == nil {
+		err = cloneShallow(ctx, src.Repo, src.Ref, tmp)
+	}
 	if err != nil {
 		if haveClone {
 			origin.Stale, origin.FetchErr = true, err.Error()
 			return registryRoot(dir), origin, nil
 		}
-		return "", nil, fmt.Errorf("cloning registry %s: %w", src, err)
+		return "", nil, fmt.Errorf("cloning registry %s: %w", IndexName(src), err)
 	}
 	old := dir + ".old-" + filepath.Base(tmp)
 	if haveClone {
@@ -85,7 +91,44 @@ func (c *Client) gitDir(ctx context.Context) (string, *Origin, error) {
 	_ = os.RemoveAll(old)
 	raw, _ := json.Marshal(gitStamp{Repo: src.Repo, Ref: src.Ref, FetchedAt: now})
 	_ = atomicfile.Write(stampFile, raw, 0o600)
-	return registryRoot(dir), &Origin{Location: src.String()}, nil
+	return registryRoot(dir), &Origin{Location: IndexName(src)}, nil
+}
+
+// ErrGitRedirect is a git index whose URL carries credentials and whose
+// server redirects to another origin.
+var ErrGitRedirect = errors.New("git registry redirects away from the host its credentials are for")
+
+// checkGitRedirect asks for the repository's ref advertisement through the
+// fetch layer before go-git clones it, and refuses to clone when that
+// request is redirected from https to http (fetch.ErrInsecureRedirect), or,
+// for a URL with user information, to another scheme, host or port
+// (ErrGitRedirect): the credentials are for that origin only. go-git also
+// refuses a redirect to http and drops credentials on one that leaves the
+// origin; the check makes such an index an error instead of an anonymous
+// clone from elsewhere. Other failures are left for the clone to report.
+func (c *Client) checkGitRedirect(ctx context.Context, repo string) error {
+	u, err := url.Parse(repo)
+	if err != nil || (u.Scheme != "https" && u.Scheme != "http") {
+		return nil
+	}
+	probe := *u
+	probe.Path = strings.TrimSuffix(u.Path, "/") + "/info/refs"
+	probe.RawPath, probe.RawQuery, probe.Fragment = "", "service=git-upload-pack", ""
+	limits := c.opts.Fetch
+	limits.Tries = 1
+	fc := fetch.New(fetch.Options{HTTP: c.hc, Limits: limits, UserAgent: "git/2 (spirit)"})
+	resp, err := fc.Get(ctx, probe.String(), nil)
+	if errors.Is(err, fetch.ErrInsecureRedirect) {
+		return err
+	}
+	if err != nil {
+		return nil
+	}
+	resp.Body.Close()
+	if u.User != nil && (resp.Final.Scheme != u.Scheme || fetch.HostPort(resp.Final) != fetch.HostPort(u)) {
+		return fmt.Errorf("%w: %s answers from %s", ErrGitRedirect, fetch.Redact(repo), fetch.Redact(resp.Final.String()))
+	}
+	return nil
 }
 
 // cloneShallow clones one commit of ref (a branch, else a tag; "" is the

@@ -3,9 +3,9 @@ package catalog
 import (
 	"context"
 	"errors"
-	"net/url"
 	"slices"
 
+	"github.com/spiritagents/spirit/fetch"
 	"github.com/spiritagents/spirit/install"
 	"github.com/spiritagents/spirit/manifest"
 )
@@ -13,17 +13,15 @@ import (
 // IndexName is the name of the index src recorded on a marketplace
 // install: the source as the user names it, without URL credentials.
 func IndexName(src *Source) string {
-	if src.Kind == KindURL {
-		return src.URL.Redacted()
-	}
-	if src.Kind == KindGit {
-		if u, err := url.Parse(src.Repo); err == nil && u.User != nil {
-			s := "git+" + u.Redacted()
-			if src.Ref != "" {
-				s += "#" + src.Ref
-			}
-			return s
+	switch src.Kind {
+	case KindURL:
+		return fetch.Redact(src.URL.String())
+	case KindGit:
+		s := "git+" + fetch.Redact(src.Repo)
+		if src.Ref != "" {
+			s += "#" + src.Ref
 		}
+		return s
 	}
 	return src.String()
 }

@@ -58,8 +58,10 @@ func TestItemForOnlyMarketplaceInstalls(t *testing.T) {
 
 func TestIndexNameHidesCredentials(t *testing.T) {
 	for in, want := range map[string]string{
-		"https://alice:S3cret@index.example/reg":     "https://alice:xxxxx@index.example/reg/",
-		"git+https://bob:tok@git.example/r.git#main": "git+https://bob:xxxxx@git.example/r.git#main",
+		"https://alice:S3cret@index.example/reg":     "https://index.example/reg/",
+		"git+https://bob:tok@git.example/r.git#main": "git+https://git.example/r.git#main",
+		"git+https://ghp_t0k@git.example/r.git":      "git+https://git.example/r.git",
+		"git+https://git.example/r.git?token=t0k":    "git+https://git.example/r.git?token=REDACTED",
 		"https://index.example/reg/?q=1":             "https://index.example/reg/",
 		"git+https://git.example/r.git":              "git+https://git.example/r.git",
 	} {

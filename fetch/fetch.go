@@ -131,6 +131,9 @@ type Response struct {
 	Body       io.ReadCloser
 	// URL is the requested URL, redacted.
 	URL string
+	// Final is the URL that answered, after redirects, without user
+	// information (not redacted otherwise: do not print it).
+	Final *url.URL
 }
 
 // ContentLength is the announced size of the body, -1 when unknown.
@@ -166,7 +169,7 @@ func (c *Client) Get(ctx context.Context, rawURL string, header http.Header) (*R
 	if err != nil {
 		return nil, err
 	}
-	shown := u.String()
+	shown := Redact(u.String())
 	dctx, cancel := c.withDeadline(ctx, shown)
 	resp, err := c.get(dctx, ctx, u, header, auth)
 	if err != nil {
@@ -204,7 +207,7 @@ func (c *Client) DownloadFile(ctx context.Context, d Download) (string, error) {
 	if d.Limit <= 0 {
 		d.Limit = c.limits.MaxDownload
 	}
-	dctx, cancel := c.withDeadline(ctx, u.String())
+	dctx, cancel := c.withDeadline(ctx, Redact(u.String()))
 	defer cancel()
 	delay := c.limits.RetryDelay
 	for try := 1; ; try++ {
@@ -308,7 +311,7 @@ func (c *Client) withDeadline(ctx context.Context, shown string) (context.Contex
 // get is Get within a deadline context already made; parent is the
 // caller's own context, whose cancellation is returned as it is.
 func (c *Client) get(ctx, parent context.Context, u *url.URL, header http.Header, auth func(*url.URL) string) (*Response, error) {
-	shown := u.String()
+	shown := Redact(u.String())
 	var lastErr error
 	delay := c.limits.RetryDelay
 	for try := 0; try < c.limits.Tries; try++ {
@@ -397,7 +400,7 @@ func (c *Client) once(ctx context.Context, u *url.URL, header http.Header, auth 
 	}
 	h := c.limits.HeaderTimeout
 	timer := time.AfterFunc(h, func() {
-		cancel(fmt.Errorf("%w within %s from %s", ErrHeaderTimeout, h, u.Redacted()))
+		cancel(fmt.Errorf("%w within %s from %s", ErrHeaderTimeout, h, Redact(u.String())))
 	})
 	resp, err := hc.Do(req)
 	timer.Stop()
@@ -419,9 +422,9 @@ func (c *Client) once(ctx context.Context, u *url.URL, header http.Header, auth 
 	idle := c.limits.IdleTimeout
 	body := &idleBody{rc: resp.Body, cancel: cancel, ctx: ctx, idle: idle}
 	body.timer = time.AfterFunc(idle, func() {
-		cancel(fmt.Errorf("%w: no data from %s for %s", ErrStalled, u.Redacted(), idle))
+		cancel(fmt.Errorf("%w: no data from %s for %s", ErrStalled, Redact(u.String()), idle))
 	})
-	return &Response{Status: resp.StatusCode, StatusText: resp.Status, Header: resp.Header, Body: body, URL: u.String()}, nil
+	return &Response{Status: resp.StatusCode, StatusText: resp.Status, Header: resp.Header, Body: body, URL: Redact(u.String()), Final: StripUser(resp.Request.URL)}, nil
 }
 
 // idleBody cancels its request when no byte arrives for idle, and reports
@@ -513,22 +516,101 @@ func StripUser(u *url.URL) *url.URL {
 }
 
 // Redact returns rawURL without its user information (user and password
-// both: a user name may be a token); a URL without any is returned as it
-// is, and a string that is not a URL as "<invalid URL>" when it may hold
-// credentials.
+// both: a user name may be a token) and with the values of query (and
+// fragment) parameters that carry credentials replaced by "REDACTED":
+// names holding token, secret, password, passwd, signature or credential,
+// or ending in key (access_token, X-Amz-Signature, api_key…), and sig,
+// auth and pwd.
+// A URL without any is returned as it is, and a string that is not a URL
+// as "<invalid URL>" when it may hold credentials.
 func Redact(rawURL string) string {
 	u, err := url.Parse(rawURL)
 	if err != nil {
-		if strings.Contains(rawURL, "@") {
+		if strings.Contains(rawURL, "@") || secretParams(rawURL) {
 			return "<invalid URL>"
 		}
 		return rawURL
 	}
-	if u.User == nil || u.User.String() == "" {
+	hasUser := u.User != nil && u.User.String() != ""
+	query, qChanged := redactParams(u.RawQuery)
+	frag, fChanged := redactParams(u.EscapedFragment())
+	if !hasUser && !qChanged && !fChanged {
 		return rawURL
 	}
-	if u.Host == "" { // user information without a host: not a URL anything fetches
+	if hasUser && u.Host == "" { // user information without a host: not a URL anything fetches
 		return "<invalid URL>"
 	}
-	return StripUser(u).String()
+	if hasUser {
+		u = StripUser(u)
+	}
+	u.RawQuery = query
+	if fChanged {
+		if u.Fragment, err = url.PathUnescape(frag); err != nil {
+			return "<invalid URL>"
+		}
+		u.RawFragment = frag
+	}
+	return u.String()
+}
+
+// redacted replaces the value of a parameter that carries a credential.
+const redacted = "REDACTED"
+
+// redactParams replaces the values of credential parameters in raw (a
+// query or fragment, "&"- or ";"-separated name=value pairs) and reports
+// whether it changed anything; everything else is kept byte for byte.
+func redactParams(raw string) (string, bool) {
+	if !strings.Contains(raw, "=") {
+		return raw, false
+	}
+	parts := strings.FieldsFunc(raw, func(r rune) bool { return r == '&' || r == ';' })
+	if len(parts) == 0 {
+		return raw, false
+	}
+	var b strings.Builder
+	changed := false
+	last := 0
+	for _, part := range parts {
+		i := strings.Index(raw[last:], part) + last
+		b.WriteString(raw[last:i])
+		last = i + len(part)
+		name, value, ok := strings.Cut(part, "=")
+		if ok && value != redacted && secretName(name) {
+			b.WriteString(name + "=" + redacted)
+			changed = true
+			continue
+		}
+		b.WriteString(part)
+	}
+	b.WriteString(raw[last:])
+	return b.String(), changed
+}
+
+// secretParams reports whether a string that does not parse as a URL has a
+// credential parameter after its first "?" or "#".
+func secretParams(s string) bool {
+	i := strings.IndexAny(s, "?#")
+	if i < 0 {
+		return false
+	}
+	_, changed := redactParams(strings.ReplaceAll(s[i+1:], "#", "&"))
+	return changed
+}
+
+// secretName reports whether a query parameter name carries a credential.
+func secretName(name string) bool {
+	if n, err := url.QueryUnescape(name); err == nil {
+		name = n
+	}
+	name = strings.ToLower(strings.TrimSpace(name))
+	switch name {
+	case "sig", "auth", "pwd":
+		return true
+	}
+	for _, w := range []string{"token", "secret", "password", "passwd", "signature", "credential"} {
+		if strings.Contains(name, w) {
+			return true
+		}
+	}
+	return strings.HasSuffix(name, "key")
 }

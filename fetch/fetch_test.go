@@ -261,26 +261,72 @@ func TestRedact(t *testing.T) {
 // Redact never lets user information through, and a URL without any comes
 // back unchanged.
 func FuzzRedact(f *testing.F) {
-	for _, s := range []string{"https://alice:S3cret@h.example/x.tgz", "https://h/x", "http://a@b@c/", "%zz@", "npm:@s/x@1", "https://[::1]:8/x"} {
+	for _, s := range []string{"https://alice:S3cret@h.example/x.tgz", "https://h/x", "http://a@b@c/", "%zz@", "npm:@s/x@1", "https://[::1]:8/x",
+		"https://h/x?token=t0k&a=b", "https://h/x?X-Amz-Signature=abc&X-Amz-Credential=k%2F1", "https://h/x#access_token=t", "%zz?sig=1", "https://h/x?a=1;api_key=2&&"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
 		out := Redact(s)
 		u, err := url.Parse(s)
 		if err != nil {
-			if strings.Contains(s, "@") && out != "<invalid URL>" {
+			if (strings.Contains(s, "@") || secretParams(s)) && out != "<invalid URL>" {
 				t.Fatalf("Redact(%q) = %q", s, out)
 			}
 			return
 		}
-		if u.User == nil || u.User.String() == "" {
-			if out != s {
-				t.Fatalf("Redact(%q) = %q, want it unchanged", s, out)
-			}
+		if out == "<invalid URL>" {
 			return
 		}
-		if v, err := url.Parse(out); out != "<invalid URL>" && (err != nil || v.User != nil) {
+		v, err := url.Parse(out)
+		if err != nil {
+			t.Fatalf("Redact(%q) = %q, which does not parse: %v", s, out, err)
+		}
+		if v.User != nil && v.User.String() != "" {
 			t.Fatalf("Redact(%q) = %q keeps user information", s, out)
 		}
+		for _, raw := range []string{v.RawQuery, v.EscapedFragment()} {
+			if _, changed := redactParams(raw); changed {
+				t.Fatalf("Redact(%q) = %q keeps a credential parameter", s, out)
+			}
+		}
+		if again := Redact(out); again != out {
+			t.Fatalf("Redact(%q) = %q, but Redact of that = %q", s, out, again)
+		}
+		if (u.User == nil || u.User.String() == "") && !strings.ContainsAny(s, "?#") && out != s {
+			t.Fatalf("Redact(%q) = %q, want it unchanged", s, out)
+		}
 	})
+}
+
+// Tokens in a URL's query string or fragment are redacted wherever URLs are
+// shown or recorded; other parameters and the order are kept.
+func TestRedactQueryTokens(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"https://h.example/x.tgz?token=t0k", "https://h.example/x.tgz?token=REDACTED"},
+		{"https://h.example/x?a=1&access_token=t0k&b=2", "https://h.example/x?a=1&access_token=REDACTED&b=2"},
+		{"https://b.s3.example/k?X-Amz-Algorithm=AWS4&X-Amz-Credential=AKIA%2F1&X-Amz-Signature=abc&X-Amz-Security-Token=st",
+			"https://b.s3.example/k?X-Amz-Algorithm=AWS4&X-Amz-Credential=REDACTED&X-Amz-Signature=REDACTED&X-Amz-Security-Token=REDACTED"},
+		{"https://acct.blob.example/c/x.tgz?sv=2024&sig=s1g%3D&se=2026", "https://acct.blob.example/c/x.tgz?sv=2024&sig=REDACTED&se=2026"},
+		{"https://h/x?api_key=k&apikey=k&Key=k&keyword=go", "https://h/x?api_key=REDACTED&apikey=REDACTED&Key=REDACTED&keyword=go"},
+		{"https://h/cb#access_token=t&state=s", "https://h/cb#access_token=REDACTED&state=s"},
+		{"https://u:p@h/x?password=p", "https://h/x?password=REDACTED"},
+		{"https://h/x?page=2&q=a+b", "https://h/x?page=2&q=a+b"},
+		{"%zz?token=1", "<invalid URL>"},
+	}
+	for _, tt := range tests {
+		if got := Redact(tt.in); got != tt.want {
+			t.Errorf("Redact(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+// An error about a URL whose query holds a token does not print the token.
+func TestErrorsRedactQueryTokens(t *testing.T) {
+	srv := httptest.NewServer(http.NotFoundHandler())
+	defer srv.Close()
+	c := New(Options{HTTP: srv.Client(), Limits: Limits{Tries: 1}})
+	_, err := c.Get(context.Background(), srv.URL+"/x.tgz?access_token=tok_marker_91&v=1", nil)
+	if err == nil || strings.Contains(err.Error(), "tok_marker_91") || !strings.Contains(err.Error(), "access_token=REDACTED&v=1") {
+		t.Fatalf("error %v: want the token redacted", err)
+	}
 }

@@ -23,6 +23,7 @@ import (
 	"github.com/spiritagents/spirit/internal/atomicfile"
 	"github.com/spiritagents/spirit/manifest"
 	"github.com/spiritagents/spirit/paths"
+	"github.com/spiritagents/spirit/sandbox"
 )
 
 // DefaultLockTimeout is how long a command waits for another one by default.
@@ -418,7 +419,8 @@ func Generation(p *paths.Paths, id string) (version, dir string, err error) {
 
 // RemoveOptions tune Remove.
 type RemoveOptions struct {
-	// Purge also deletes the settings file and the kept generation.
+	// Purge also deletes the settings file, the kept generation, and the
+	// sandbox grants and private directory.
 	Purge bool
 }
 
@@ -439,6 +441,13 @@ func (in *Installer) Remove(ctx context.Context, id string, opts RemoveOptions) 
 	if err != nil {
 		return nil, err
 	}
+	var grants map[string]sandbox.Policy
+	if opts.Purge {
+		// A damaged file stops the purge before anything is removed.
+		if grants, err = AllPermissions(p); err != nil {
+			return nil, err
+		}
+	}
 	trash, err := in.toTrash(found.Dir)
 	if err != nil {
 		return nil, err
@@ -455,6 +464,9 @@ func (in *Installer) Remove(ctx context.Context, id string, opts RemoveOptions) 
 			return nil, err
 		}
 		_ = os.RemoveAll(p.GenerationsDir(id))
+		if err := purgePermissions(p, grants, id); err != nil {
+			return nil, err
+		}
 	}
 	_ = os.RemoveAll(trash)
 	return found, nil

@@ -25,6 +25,25 @@ var ErrBadPermissions = errors.New("unreadable permissions file")
 // apps do not read it).
 func PermissionsFile(p *paths.Paths) string { return filepath.Join(p.SpiritDir(), "permissions.json") }
 
+// PrivateDir is extension id's own directory in spirit's records, where
+// the Landlock sandbox keeps its HOME and TMPDIR: .spirit/sandbox/<b64 id>.
+func PrivateDir(p *paths.Paths, id string) string {
+	return filepath.Join(p.SpiritDir(), "sandbox", paths.EncodeID(id))
+}
+
+// purgePermissions deletes id's grants and private directory; the caller
+// holds the install lock. all is the grants read before anything changed.
+func purgePermissions(p *paths.Paths, all map[string]sandbox.Policy, id string) error {
+	if err := os.RemoveAll(PrivateDir(p, id)); err != nil {
+		return err
+	}
+	if _, ok := all[id]; !ok {
+		return nil
+	}
+	delete(all, id)
+	return writePermissions(p, all)
+}
+
 type permissionsDoc struct {
 	Version    int                       `json:"version"`
 	Extensions map[string]sandbox.Policy `json:"extensions"`

@@ -91,3 +91,75 @@ func FuzzParsePermissions(f *testing.F) {
 		}
 	})
 }
+
+// remove keeps an extension's grants (a reinstall finds them); remove
+// --purge deletes them with its Landlock home, and leaves other grants.
+func TestRemovePurgesPermissions(t *testing.T) {
+	p := paths.New(t.TempDir(), paths.HostCLI)
+	in := &Installer{Paths: p}
+	ctx := context.Background()
+	for _, id := range []string{"ext", "other"} {
+		dir := p.PackageDir(id)
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "package.json"), []byte(`{"name":"`+id+`","version":"1.0.0","spiritExtension":{"supportedHosts":["cli"]}}`), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := in.SetPermissions(ctx, id, sandbox.Policy{Write: []string{"/w"}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	private := PrivateDir(p, "ext")
+	if err := os.MkdirAll(filepath.Join(private, "home"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := in.Remove(ctx, "ext", RemoveOptions{Purge: true}); err != nil {
+		t.Fatal(err)
+	}
+	all, err := AllPermissions(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := all["ext"]; ok {
+		t.Errorf("remove --purge kept the grants of ext: %+v", all)
+	}
+	if len(all["other"].Write) != 1 {
+		t.Errorf("remove --purge of ext dropped the grants of other: %+v", all)
+	}
+	if _, err := os.Stat(private); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("remove --purge kept the private directory %s: %v", private, err)
+	}
+	if _, err := in.Remove(ctx, "other", RemoveOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if all, _ := AllPermissions(p); len(all["other"].Write) != 1 {
+		t.Errorf("remove without --purge dropped the grants: %+v", all)
+	}
+}
+
+// A damaged permissions file stops remove --purge before anything is
+// removed.
+func TestRemovePurgeDamagedPermissions(t *testing.T) {
+	p := paths.New(t.TempDir(), paths.HostCLI)
+	in := &Installer{Paths: p}
+	dir := p.PackageDir("ext")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "package.json"), []byte(`{"name":"ext","version":"1.0.0","spiritExtension":{"supportedHosts":["cli"]}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Dir(PermissionsFile(p)), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(PermissionsFile(p), []byte("{not json"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := in.Remove(context.Background(), "ext", RemoveOptions{Purge: true}); !errors.Is(err, ErrBadPermissions) {
+		t.Fatalf("remove --purge with a damaged permissions file: %v, want ErrBadPermissions", err)
+	}
+	if _, err := Find(p, "ext"); err != nil {
+		t.Fatalf("the failed remove removed the extension: %v", err)
+	}
+}

@@ -571,9 +571,7 @@ func (h *Host) Call(ctx context.Context, req CallRequest) (*Result, error) {
 	if len(req.QuestionsResult) > 0 {
 		params["questionsResult"] = req.QuestionsResult
 	}
-	var out struct {
-		Text string `json:"text"`
-	}
+	var out toolText
 	if err := h.request(ctx, p, "call", h.opts.CallTimeout, "invokeTool", params, &out); err != nil {
 		var re *rpcError
 		if errors.As(err, &re) && re.Code == codeTool {

@@ -253,8 +253,8 @@ func TestFloodBounded(t *testing.T) {
 	if heapFlood > 150<<20 || heapBig > 150<<20 {
 		t.Errorf("live heap %d / %d MiB, want below 150 MiB", heapFlood>>20, heapBig>>20)
 	}
-	if kb := kilobytes(peakBig); !raceEnabled && kb > 256<<10 {
-		t.Errorf("peak RSS %s, want below 256 MiB", peakBig)
+	if kb := kilobytes(peakBig); !raceEnabled && kb > 176<<10 {
+		t.Errorf("peak RSS %s, want below 176 MiB", peakBig)
 	}
 }
 

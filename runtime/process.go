@@ -442,3 +442,7 @@ func orderedObject(raw json.RawMessage) ([]string, map[string]any, error) {
 	}
 	return keys, values, nil
 }
+
+// SuperviseCommand is spirit's hidden command that runs Supervise; the
+// command line must route it there.
+const SuperviseCommand = "__supervise"

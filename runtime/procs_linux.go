@@ -1,10 +1,16 @@
 package runtime
 
 import (
+	"errors"
+	"fmt"
 	"os"
+	"os/exec"
+	"os/signal"
 	"strconv"
 	"strings"
 	"syscall"
+
+	"golang.org/x/sys/unix"
 )
 
 // sysProcAttr puts the extension's process in its own process group, so
@@ -81,4 +87,85 @@ func descendants(pid int) []int {
 		}
 	}
 	return out
+}
+
+// Supervised rewrites cmd so that exe runs it under Supervise (exe must
+// route SuperviseCommand to Supervise). Use it in Options.Confine where no
+// sandbox with a PID namespace of its own contains the extension: then
+// nothing it spawns outlives it, nor spirit, even when spirit is killed
+// with SIGKILL.
+func Supervised(cmd *exec.Cmd, exe string) {
+	cmd.Args = append([]string{"spirit", SuperviseCommand, cmd.Path}, cmd.Args...)
+	cmd.Path = exe
+	if cmd.SysProcAttr == nil {
+		cmd.SysProcAttr = sysProcAttr()
+	}
+	// A signal the supervisor catches, to end what is below it first.
+	cmd.SysProcAttr.Pdeathsig = syscall.SIGTERM
+}
+
+// Supervise is the supervisor process (spirit's hidden SuperviseCommand):
+// args are the program's path and its argv. It makes itself a child
+// subreaper, so everything the program spawns stays below it even after a
+// parent in between dies or a child calls setsid, then runs the program
+// with its own standard streams and fd 3 and 4. It ends everything below
+// it, and exits the way the program did, when the program exits; and at
+// once when it gets SIGTERM, SIGINT or SIGHUP or when spirit dies (its
+// parent-death signal). Without it an extension's detached grandchild
+// outlives spirit killed by SIGKILL, where no sandbox has a PID namespace.
+func Supervise(args []string) error {
+	if len(args) < 2 {
+		return fmt.Errorf("%s: want PATH ARGV0 [ARG]..., got %q", SuperviseCommand, args)
+	}
+	parent := os.Getppid()
+	sigs := make(chan os.Signal, 4)
+	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
+	// Supervised set SIGTERM as the parent-death signal (a per-thread
+	// setting, so it cannot be changed here): make sure spirit did not die
+	// before the handler was in place.
+	if os.Getppid() != parent {
+		return fmt.Errorf("%s: spirit exited before the extension started", SuperviseCommand)
+	}
+	if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
+		return fmt.Errorf("%s: child subreaper: %w", SuperviseCommand, err)
+	}
+	files := []*os.File{os.Stdin, os.Stdout, os.Stderr, os.NewFile(3, "to-child"), os.NewFile(4, "from-child")}
+	proc, err := os.StartProcess(args[0], args[1:], &os.ProcAttr{Env: os.Environ(), Files: files})
+	// Our copies of the protocol pipes go: spirit must see the end of the
+	// pipe when the program's side closes.
+	files[3].Close()
+	files[4].Close()
+	if err != nil {
+		return fmt.Errorf("%s: %w", SuperviseCommand, err)
+	}
+	self := os.Getpid()
+	go func() {
+		<-sigs
+		killDescendants(self)
+	}()
+	var status syscall.WaitStatus
+	done := false
+	for {
+		var ws syscall.WaitStatus
+		pid, err := syscall.Wait4(-1, &ws, 0, nil)
+		if errors.Is(err, syscall.EINTR) {
+			continue
+		}
+		if err != nil {
+			break // ECHILD: nothing is left below us
+		}
+		if pid == proc.Pid {
+			status, done = ws, true
+		}
+		if done {
+			// The program ended: what it left behind goes too.
+			killDescendants(self)
+		}
+	}
+	if status.Signaled() {
+		signal.Reset(status.Signal())
+		_ = syscall.Kill(self, status.Signal())
+	}
+	os.Exit(status.ExitStatus())
+	return nil
 }

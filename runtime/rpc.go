@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"sync"
 	"time"
+	"unicode/utf8"
+	"unsafe"
 )
 
 // Error codes of the runner protocol (runner/runner.mjs uses the same).
@@ -347,6 +349,9 @@ func (c *conn) call(ctx context.Context, method string, params, result any) erro
 		if r.err != nil {
 			return r.err
 		}
+		if t, ok := result.(*toolText); ok {
+			return t.decodeLine(r.line)
+		}
 		if result != nil {
 			env := struct {
 				Result any `json:"result"`
@@ -416,4 +421,51 @@ func (c *conn) close() error {
 		err = c.w.Close()
 	})
 	return err
+}
+
+// toolText is the result of invokeTool. It is decoded from the reply line
+// without a copy where it can be: a tool result can be tens of megabytes,
+// and a copy doubles what the host holds at its peak.
+type toolText struct {
+	Text string
+}
+
+// decodeLine sets t from a reply line that the connection handed over
+// (nothing else holds or changes it). A text without escapes, in valid
+// UTF-8, becomes a string over the line's own bytes; any other is decoded
+// by encoding/json, with its rules (null is "", invalid UTF-8 becomes
+// U+FFFD, a number is an error).
+func (t *toolText) decodeLine(line []byte) error {
+	var env struct {
+		Result *struct {
+			Text jsonSpan `json:"text"`
+		} `json:"result"`
+	}
+	if err := json.Unmarshal(line, &env); err != nil {
+		return err
+	}
+	if env.Result == nil {
+		t.Text = ""
+		return nil
+	}
+	b := env.Result.Text
+	if n := len(b); n >= 2 && b[0] == '"' && bytes.IndexByte(b, '\\') < 0 && utf8.Valid(b[1:n-1]) {
+		t.Text = unsafe.String(unsafe.SliceData(b[1:n-1]), n-2)
+		return nil
+	}
+	t.Text = ""
+	if len(b) == 0 {
+		return nil
+	}
+	return json.Unmarshal(b, &t.Text)
+}
+
+// jsonSpan is a JSON value as it appears in the input, not copied:
+// encoding/json hands UnmarshalJSON the bytes of the input itself.
+type jsonSpan []byte
+
+// UnmarshalJSON keeps b, which is part of a line the connection gave away.
+func (s *jsonSpan) UnmarshalJSON(b []byte) error {
+	*s = b
+	return nil
 }

@@ -519,7 +519,7 @@ func newCmdRemove(f *Factory, runF func(*RemoveOptions) error) *cobra.Command {
 			return runRemove(cmd.Context(), opts)
 		},
 	}
-	cmd.Flags().BoolVar(&opts.Purge, "purge", false, "also delete its settings, secrets and the version kept for rollback")
+	cmd.Flags().BoolVar(&opts.Purge, "purge", false, "also delete its settings, secrets, sandbox grants and the version kept for rollback")
 	cmd.Flags().DurationVar(&opts.LockTimeout, "lock-timeout", install.DefaultLockTimeout, "how long to wait for another spirit command")
 	return cmd
 }

@@ -182,7 +182,7 @@ func runMarketplaceList(ctx context.Context, opts *MarketplaceListOptions) error
 	items := catalog.Search(cat.Items, strings.Join(opts.Query, " "), opts.All)
 	installed, _ := install.List(p)
 	byItem := catalog.InstalledByItem(cat, c.Source(), installed)
-	out := marketplaceListJSON{Registry: c.Source().String(), Items: []marketplaceItemJSON{}, Warnings: cat.Warnings}
+	out := marketplaceListJSON{Registry: catalog.IndexName(c.Source()), Items: []marketplaceItemJSON{}, Warnings: cat.Warnings}
 	if cat.Origin != nil {
 		out.FromCache, out.Stale = cat.Origin.FromCache, cat.Origin.Stale
 	}
@@ -367,6 +367,9 @@ type MarketplaceInstallOptions struct {
 	// marketplace entry (a local archive, npm, a URL, another index).
 	Replace     bool
 	LockTimeout time.Duration
+	// AllowNameCollision installs even when the extension's tools would
+	// share invocation names with an installed extension's.
+	AllowNameCollision bool
 }
 
 func newCmdMarketplaceInstall(f *Factory, mo *marketplaceOptions, runF func(*MarketplaceInstallOptions) error) *cobra.Command {
@@ -408,6 +411,7 @@ index (a local archive, npm, a URL, another index) is replaced only with --repla
 	fl.BoolVarP(&opts.Yes, "yes", "y", false, "do not ask before a downgrade")
 	fl.BoolVar(&opts.Replace, "replace", false, "replace an installed extension with the same id that did not come from this marketplace entry")
 	fl.DurationVar(&opts.LockTimeout, "lock-timeout", install.DefaultLockTimeout, "how long to wait for another spirit command")
+	fl.BoolVar(&opts.AllowNameCollision, "allow-name-collision", false, "install even if its tool names collide with an installed extension's")
 	return cmd
 }
 
@@ -479,7 +483,7 @@ func runMarketplaceInstall(ctx context.Context, opts *MarketplaceInstallOptions)
 		fmt.Fprintf(f.IO.ErrOut, "Replacing %s %s, installed from %s, with %s %s.\n",
 			old.ID, old.Version(), install.DescribeOrigin(old.Entry, old.Record), owner, prep.Version.Version)
 	}
-	res, err := installWithConfirm(ctx, &InstallOptions{f: f, Yes: opts.Yes}, in, req)
+	res, err := installWithConfirm(ctx, &InstallOptions{f: f, Yes: opts.Yes, AllowNameCollision: opts.AllowNameCollision}, in, req)
 	switch {
 	case errors.Is(err, install.ErrIdentity):
 		return withHint(err, "the registry's tarball is not the package its catalog names; do not install it")

@@ -28,6 +28,12 @@ func addSandboxCommands(root *cobra.Command, f *Factory) {
 		Hidden:             true,
 		DisableFlagParsing: true,
 		RunE:               func(cmd *cobra.Command, args []string) error { return sandbox.Exec(args) },
+	}, &cobra.Command{
+		Use:                runtime.SuperviseCommand + " PATH ARGV0 [ARG]...",
+		Short:              "Run PROGRAM and end everything it spawns with it (spirit runs this itself for each extension)",
+		Hidden:             true,
+		DisableFlagParsing: true,
+		RunE:               func(cmd *cobra.Command, args []string) error { return runtime.Supervise(args) },
 	})
 	for _, c := range root.Commands() {
 		switch c.Name() {
@@ -125,7 +131,7 @@ func (c *confiner) Confine(ctx context.Context, ext *install.Installed, cmd *exe
 		UserHome:   c.f.Getenv("HOME"),
 		Hidden:     hiddenPaths(c.f, c.p),
 		Policy:     pol,
-		PrivateDir: filepath.Join(c.p.SpiritDir(), "sandbox", paths.EncodeID(ext.ID)),
+		PrivateDir: install.PrivateDir(c.p, ext.ID),
 		// NodeInfoCache is in spirit's cache, which no extension sees.
 		NodeInfoCache: nodeInfoCache(c.p),
 	}
@@ -134,6 +140,15 @@ func (c *confiner) Confine(ctx context.Context, ext *install.Installed, cmd *exe
 		return err
 	}
 	cmd.Path, cmd.Args, cmd.Env, cmd.Dir = wrapped.Path, wrapped.Args, wrapped.Env, wrapped.Dir
+	// Without bubblewrap's PID namespace, what the extension spawns would
+	// outlive spirit killed by SIGKILL: a supervisor of its own ends it.
+	if c.status.Kind != sandbox.KindBwrap || pol.Unsandboxed {
+		self, err := os.Executable()
+		if err != nil {
+			return fmt.Errorf("finding spirit's executable for the supervisor of %s: %w", ext.ID, err)
+		}
+		runtime.Supervised(cmd, self)
+	}
 	return nil
 }
 

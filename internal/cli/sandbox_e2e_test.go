@@ -50,6 +50,7 @@ func TestScriptSandbox(t *testing.T) {
 	testscript.Run(t, testscript.Params{
 		Dir:                 "testdata/sandbox",
 		RequireExplicitExec: true,
+		Cmds:                sandboxCmds(),
 		Condition: func(cond string) (bool, error) {
 			switch cond {
 			case "bwrap":
