@@ -33,8 +33,11 @@ func addInstallCommands(parent *cobra.Command, f *Factory) {
 
 // InstallOptions are the inputs of `spirit extension install` and `import`.
 type InstallOptions struct {
-	f           *Factory
+	f *Factory
+	// Source is the one source to install; Sources, when set, are several,
+	// each installed on its own.
 	Source      string
+	Sources     []string
 	Replace     bool
 	Yes         bool
 	LockTimeout time.Duration
@@ -75,7 +78,7 @@ archive must hold exactly one package.json, whose folder is the package root.`,
 func newCmdInstall(f *Factory, runF func(*InstallOptions) error) *cobra.Command {
 	opts := &InstallOptions{f: f}
 	cmd := &cobra.Command{
-		Use:   "install SOURCE",
+		Use:   "install SOURCE…",
 		Short: "Install an extension from a directory, archive, URL or npm",
 		Long: `Install an extension. SOURCE is a directory, a .zip, a .tgz, an https URL of a
 .tgz or .zip, or an npm spec (npm:NAME[@RANGE|@TAG], NAME@RANGE, @scope/name).
@@ -86,9 +89,9 @@ is installed; a replaced version is kept for 'spirit extension rollback'.`,
   spirit extension install ./my-ext-1.2.0.tgz --replace
   spirit extension install https://example.com/my-ext-1.2.0.tgz
   spirit extension install npm:@example/spirit-extension@^1.2`,
-		Args: cobra.ExactArgs(1),
+		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.Source = args[0]
+			opts.Source, opts.Sources = args[0], args
 			if runF != nil {
 				return runF(opts)
 			}
@@ -126,34 +129,47 @@ func runInstall(ctx context.Context, opts *InstallOptions) error {
 		return err
 	}
 	defer f.IO.Progress().Stop()
+	sources := opts.Sources
+	if len(sources) == 0 {
+		sources = []string{opts.Source}
+	}
+	return forEachArg(f, sources, func(source string) (any, error) {
+		return installOne(ctx, opts, in, source)
+	})
+}
+
+// installOne installs one source and prints what it did; its value is
+// the --json output.
+func installOne(ctx context.Context, opts *InstallOptions, in *install.Installer, source string) (any, error) {
+	f := opts.f
 	r := f.resolver(opts, in)
-	art, err := r.Resolve(ctx, opts.Source)
+	art, err := r.Resolve(ctx, source)
 	switch {
 	case errors.Is(err, install.ErrNotZip):
-		return withHint(usageErrorf("%v", err), "use 'spirit extension install' for a directory, a .tgz or an npm package")
+		return nil, withHint(usageErrorf("%v", err), "use 'spirit extension install' for a directory, a .tgz or an npm package")
 	case errors.Is(err, install.ErrInvalidSource), errors.Is(err, install.ErrInsecureURL):
-		return usageErrorf("%v", err)
+		return nil, usageErrorf("%v", err)
 	case errors.Is(err, install.ErrNoSource):
-		return withHint(err, "give a directory, a .zip or .tgz file, an https URL, or an npm spec such as npm:NAME@RANGE")
+		return nil, withHint(err, "give a directory, a .zip or .tgz file, an https URL, or an npm spec such as npm:NAME@RANGE")
 	case err != nil:
-		return err
+		return nil, err
 	}
 	defer art.Close()
 	req := art.Request(opts.Replace, opts.Yes)
 
 	res, err := installWithConfirm(ctx, opts, in, req)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if f.Global.JSON {
-		return writeJSON(f.IO.Out, toInstalledJSON(&res.Installed, "", ""))
+		return toInstalledJSON(&res.Installed, "", ""), nil
 	}
 	verb := "Installed extension"
 	if opts.ZipOnly {
 		verb = "Imported extension"
 	}
 	printInstalled(f, verb, res)
-	return nil
+	return nil, nil
 }
 
 // printInstalled says what an install did, in the reference's words
@@ -413,7 +429,11 @@ func newCmdInfo(f *Factory, runF func(*InfoOptions) error) *cobra.Command {
 		Example: "  spirit extension info @example/spirit-extension --json",
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.ID = args[0]
+			id, err := installedID(cmd.Context(), f, args[0])
+			if err != nil {
+				return err
+			}
+			opts.ID = id
 			if runF != nil {
 				return runF(opts)
 			}
@@ -484,8 +504,9 @@ func runInfo(opts *InfoOptions) error {
 
 // RemoveOptions are the inputs of `spirit extension remove`.
 type RemoveOptions struct {
-	f           *Factory
-	ID          string
+	f *Factory
+	// IDs are the extensions to remove (package names or marketplace ids).
+	IDs         []string
 	Purge       bool
 	LockTimeout time.Duration
 	// PurgeSecrets, when set, deletes the extension's secrets on --purge
@@ -506,13 +527,13 @@ func newCmdRemove(f *Factory, runF func(*RemoveOptions) error) *cobra.Command {
 		return newSecrets(f, p.DataDir).DeleteAll(id, m.SecretSlots)
 	}}
 	cmd := &cobra.Command{
-		Use:     "remove ID",
+		Use:     "remove ID…",
 		Aliases: []string{"uninstall"},
-		Short:   "Remove an installed extension (also a broken one)",
-		Example: "  spirit extension remove my-ext\n  spirit extension remove my-ext --purge",
-		Args:    cobra.ExactArgs(1),
+		Short:   "Remove installed extensions (also broken ones)",
+		Example: "  spirit extension remove my-ext\n  spirit extension remove my-ext other-ext --purge",
+		Args:    cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.ID = args[0]
+			opts.IDs = args
 			if runF != nil {
 				return runF(opts)
 			}
@@ -525,11 +546,22 @@ func newCmdRemove(f *Factory, runF func(*RemoveOptions) error) *cobra.Command {
 }
 
 func runRemove(ctx context.Context, opts *RemoveOptions) error {
-	id := strings.TrimSpace(opts.ID)
-	if id == "" {
-		return usageErrorf("Extension id cannot be empty")
+	for _, id := range opts.IDs {
+		if strings.TrimSpace(id) == "" {
+			return usageErrorf("Extension id cannot be empty")
+		}
 	}
 	in, err := opts.f.installer(opts.LockTimeout)
+	if err != nil {
+		return err
+	}
+	return forEachArg(opts.f, opts.IDs, func(arg string) (any, error) {
+		return nil, removeOne(ctx, opts, in, arg)
+	})
+}
+
+func removeOne(ctx context.Context, opts *RemoveOptions, in *install.Installer, arg string) error {
+	id, err := installedID(ctx, opts.f, strings.TrimSpace(arg))
 	if err != nil {
 		return err
 	}
@@ -582,7 +614,18 @@ func runRollback(ctx context.Context, opts *RollbackOptions) error {
 	if err != nil {
 		return err
 	}
-	res, err := in.Rollback(ctx, strings.TrimSpace(opts.ID))
+	id, err := installedID(ctx, opts.f, strings.TrimSpace(opts.ID))
+	if err != nil {
+		return err
+	}
+	if _, _, gerr := install.Generation(in.Paths, id); errors.Is(gerr, install.ErrNoGeneration) {
+		// After a remove the id names no install; a marketplace id still
+		// names its package through the cached catalog.
+		if pkg := catalogPackages(ctx, opts.f)(id); pkg != "" {
+			id = pkg
+		}
+	}
+	res, err := in.Rollback(ctx, id)
 	if errors.Is(err, install.ErrNoGeneration) {
 		return withHint(err, "a version is kept only when an install replaces another")
 	}

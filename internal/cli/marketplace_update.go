@@ -310,7 +310,11 @@ func runUpdate(ctx context.Context, opts *UpdateOptions) error {
 			}
 		}
 	} else {
-		for _, id := range opts.IDs {
+		for _, arg := range opts.IDs {
+			id, err := installedID(ctx, f, arg)
+			if err != nil {
+				return err
+			}
 			found := false
 			for _, st := range sts {
 				if st.ID == id || st.ExtensionID == id {
