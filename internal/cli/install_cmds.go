@@ -49,6 +49,10 @@ type InstallOptions struct {
 	AllowNameCollision bool
 	// ZipOnly is set by `import`, which takes only a ZIP file, as the reference.
 	ZipOnly bool
+	// ReviewAcknowledged and AllowRevoked are the marketplace install
+	// policy's consents, for marketplace sources.
+	ReviewAcknowledged bool
+	AllowRevoked       bool
 }
 
 func newCmdImport(f *Factory, runF func(*InstallOptions) error) *cobra.Command {
@@ -79,16 +83,26 @@ func newCmdInstall(f *Factory, runF func(*InstallOptions) error) *cobra.Command 
 	opts := &InstallOptions{f: f}
 	cmd := &cobra.Command{
 		Use:   "install SOURCE…",
-		Short: "Install an extension from a directory, archive, URL or npm",
-		Long: `Install an extension. SOURCE is a directory, a .zip, a .tgz, an https URL of a
-.tgz or .zip, or an npm spec (npm:NAME[@RANGE|@TAG], NAME@RANGE, @scope/name).
+		Short: "Install extensions from a directory, archive, URL, npm or the marketplace",
+		Long: `Install extensions. Each SOURCE is taken, in this order, as:
 
-The package is checked (archive safety, manifest, supported hosts) before anything
-is installed; a replaced version is kept for 'spirit extension rollback'.`,
+  1. an existing directory, .zip or .tgz
+  2. an https URL of a .tgz or .zip
+  3. npm:SPEC            an npm package (npm:NAME[@RANGE|@TAG])
+  4. marketplace:ID[@V]  a marketplace extension, with the policy of
+                         'spirit extension marketplace install'
+  5. a bare ID that is an extension id of the configured marketplace index
+  6. otherwise an npm spec (NAME, NAME@RANGE, @scope/name)
+
+A bare argument's way is said on stderr. The package is checked (archive safety,
+manifest, supported hosts) before anything is installed; a replaced version is
+kept for 'spirit extension rollback'. Several sources are installed one by one,
+each on its own; the command fails when any failed.`,
 		Example: `  spirit extension install ./my-ext
   spirit extension install ./my-ext-1.2.0.tgz --replace
   spirit extension install https://example.com/my-ext-1.2.0.tgz
-  spirit extension install npm:@example/spirit-extension@^1.2`,
+  spirit extension install npm:@example/spirit-extension@^1.2
+  spirit extension install acme.weather ./other-ext`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Source, opts.Sources = args[0], args
@@ -106,6 +120,8 @@ is installed; a replaced version is kept for 'spirit extension rollback'.`,
 	fl.BoolVar(&opts.Offline, "offline", false, "use only the npm cache")
 	fl.BoolVar(&opts.AllowSHA1, "allow-sha1", false, "accept an npm package whose only integrity is a SHA-1 shasum")
 	fl.BoolVar(&opts.AllowNameCollision, "allow-name-collision", false, "install even if its tool names collide with an installed extension's")
+	fl.BoolVar(&opts.ReviewAcknowledged, "review-acknowledged", false, "install a marketplace version that is not verified")
+	fl.BoolVar(&opts.AllowRevoked, "allow-revoked", false, "install a marketplace version whose review was revoked")
 	return cmd
 }
 
@@ -143,14 +159,25 @@ func runInstall(ctx context.Context, opts *InstallOptions) error {
 func installOne(ctx context.Context, opts *InstallOptions, in *install.Installer, source string) (any, error) {
 	f := opts.f
 	r := f.resolver(opts, in)
+	im := &installMarketplace{f: f, opts: opts}
+	if !opts.ZipOnly {
+		im.wire(r)
+	}
 	art, err := r.Resolve(ctx, source)
+	if !f.Global.JSON && !opts.ZipOnly && install.IsBare(strings.TrimSpace(source)) {
+		kind := r.Classify(ctx, source)
+		if art != nil {
+			kind = art.Kind
+		}
+		termtext.Fprintf(f.IO.ErrOut, "Taking %s as %s.\n", strings.TrimSpace(source), im.describeKind(strings.TrimSpace(source), kind))
+	}
 	switch {
 	case errors.Is(err, install.ErrNotZip):
 		return nil, withHint(usageErrorf("%v", err), "use 'spirit extension install' for a directory, a .tgz or an npm package")
 	case errors.Is(err, install.ErrInvalidSource), errors.Is(err, install.ErrInsecureURL):
 		return nil, usageErrorf("%v", err)
 	case errors.Is(err, install.ErrNoSource):
-		return nil, withHint(err, "give a directory, a .zip or .tgz file, an https URL, or an npm spec such as npm:NAME@RANGE")
+		return nil, withHint(err, "give a directory, a .zip or .tgz file, an https URL, an npm spec such as npm:NAME@RANGE, or marketplace:ID")
 	case err != nil:
 		return nil, err
 	}
@@ -165,8 +192,11 @@ func installOne(ctx context.Context, opts *InstallOptions, in *install.Installer
 		return toInstalledJSON(&res.Installed, "", ""), nil
 	}
 	verb := "Installed extension"
-	if opts.ZipOnly {
+	switch {
+	case opts.ZipOnly:
 		verb = "Imported extension"
+	case art.Kind == install.KindMarketplace:
+		verb = "Installed marketplace extension"
 	}
 	printInstalled(f, verb, res)
 	return nil, nil
