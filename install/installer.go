@@ -79,7 +79,11 @@ type Request struct {
 	// AllowDowngrade lets a Replace install an older version.
 	AllowDowngrade bool
 	// Source is what the user asked for (a path, URL or npm spec), recorded.
-	Source      string
+	Source string
+	// SourceKind is how Source was taken (a Kind constant), recorded.
+	SourceKind string
+	// NPMRegistry is the registry of an npm source, recorded.
+	NPMRegistry string
 	ResolvedURL string
 	// Integrity, when it is a sha512 SRI, must match the artifact's bytes.
 	Integrity     string
@@ -323,7 +327,8 @@ func (in *Installer) Install(ctx context.Context, req Request) (*Result, error) 
 	}
 	rec := &Record{
 		ID: m.ID, Version: m.Version, DirectoryName: entry.DirectoryName, InstallSource: installSource,
-		Source: recordedURL(req.Source), ArchiveFileName: entry.ArchiveFileName, ResolvedURL: recordedURL(req.ResolvedURL),
+		Source: recordedURL(req.Source), SourceKind: req.SourceKind, NPMRegistry: recordedURL(req.NPMRegistry),
+		ArchiveFileName: entry.ArchiveFileName, ResolvedURL: recordedURL(req.ResolvedURL),
 		Integrity: integrity, ManifestDigest: bytesSRI(data), GrantedCapabilities: m.RequestedCapabilities,
 		MarketplaceIndex: req.MarketplaceIndex, MarketplaceID: req.MarketplaceID, Channel: req.Channel, ReviewStatus: req.ReviewStatus,
 		InstalledAtUnixMs: now, FirstInstalledAtUnixMs: now,

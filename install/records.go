@@ -8,11 +8,13 @@ import (
 	"os"
 	"slices"
 	"strconv"
+	"strings"
 
 	"golang.org/x/text/collate"
 	"golang.org/x/text/language"
 
 	"github.com/spiritagents/spirit/internal/jsjson"
+	"github.com/spiritagents/spirit/npm"
 )
 
 // Entry is one entry of the reference's extensions.json, field for field.
@@ -116,11 +118,15 @@ func jsString(s string) []byte {
 
 // Record is spirit's own record of one install, in .spirit/installed.json.
 type Record struct {
-	ID                  string   `json:"id"`
-	Version             string   `json:"version"`
-	DirectoryName       string   `json:"directoryName"`
-	InstallSource       string   `json:"installSource,omitempty"`
-	Source              string   `json:"source,omitempty"` // what the user asked for: a path, URL or npm spec
+	ID            string `json:"id"`
+	Version       string `json:"version"`
+	DirectoryName string `json:"directoryName"`
+	InstallSource string `json:"installSource,omitempty"`
+	Source        string `json:"source,omitempty"` // what the user asked for: a path, URL or npm spec
+	// SourceKind is how Source was taken: one of the Kind constants.
+	SourceKind string `json:"sourceKind,omitempty"`
+	// NPMRegistry is the registry an npm install came from.
+	NPMRegistry         string   `json:"npmRegistry,omitempty"`
 	ArchiveFileName     string   `json:"archiveFileName,omitempty"`
 	ResolvedURL         string   `json:"resolvedUrl,omitempty"`
 	Integrity           string   `json:"integrity,omitempty"`      // sha512 SRI of the artifact
@@ -243,3 +249,38 @@ func (e *ForeignInstallError) Error() string {
 
 // Is matches ErrForeignInstall.
 func (e *ForeignInstallError) Is(target error) bool { return target == ErrForeignInstall }
+
+// KindOf says how the install recorded by r was asked for: one of the
+// Kind constants, or "" for an install without a usable record (made by
+// the Spirit Agent apps, or a record no longer about what is installed).
+// Records written before the kind was recorded are read by their source.
+func KindOf(r *Record) string {
+	switch {
+	case r == nil:
+		return ""
+	case r.SourceKind != "":
+		return r.SourceKind
+	case r.InstallSource == SourceMarketplace:
+		return KindMarketplace
+	case strings.HasPrefix(r.Source, "https://") || strings.HasPrefix(r.Source, "http://"):
+		return KindURL
+	case r.ResolvedURL != "" && r.Source != "":
+		if _, err := NPMSpecOf(r); err == nil {
+			return KindNPM
+		}
+	case r.Source != "" && r.ArchiveFileName == "":
+		return KindDir
+	case r.Source != "":
+		return KindArchive
+	}
+	return ""
+}
+
+// NPMSpecOf returns the npm spec an npm install asked for.
+func NPMSpecOf(r *Record) (npm.Spec, error) {
+	spec, err := npm.ParseSpec(r.Source)
+	if err != nil && IsBare(r.Source) {
+		spec, err = npm.ParseSpec("npm:" + r.Source)
+	}
+	return spec, err
+}

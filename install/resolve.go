@@ -77,6 +77,8 @@ type Artifact struct {
 	ReviewStatus     string
 	// ExpectName and ExpectVersion, when set, must be the package's.
 	ExpectName, ExpectVersion string
+	// NPMRegistry is the registry an npm artifact came from.
+	NPMRegistry string
 
 	cleanup []func()
 }
@@ -110,6 +112,7 @@ func (a *Artifact) Request(replace, allowDowngrade bool) Request {
 		MarketplaceIndex: a.MarketplaceIndex, MarketplaceID: a.MarketplaceID,
 		Channel: a.Channel, ReviewStatus: a.ReviewStatus,
 		ExpectName: a.ExpectName, ExpectVersion: a.ExpectVersion,
+		SourceKind: a.Kind, NPMRegistry: a.NPMRegistry,
 	}
 }
 
@@ -279,7 +282,7 @@ func (r *Resolver) resolveNPM(ctx context.Context, a *Artifact) (*Artifact, erro
 	}
 	a.Kind, a.Path = KindNPM, tb.Path
 	a.ExpectName, a.ExpectVersion = res.Name, res.Version
-	a.ResolvedURL, a.Integrity = res.TarballURL, tb.Integrity
+	a.ResolvedURL, a.Integrity, a.NPMRegistry = res.TarballURL, tb.Integrity, res.Registry
 	a.ArchiveFileName = filepath.Base(res.TarballURL)
 	return a, nil
 }
