@@ -155,6 +155,7 @@ func (in *Installer) lock(ctx context.Context) (func(), error) {
 		}
 	}
 	in.tidy()
+	in.tidyDisabled()
 	return func() { _ = fl.Unlock() }, nil
 }
 
@@ -270,6 +271,9 @@ func (in *Installer) Install(ctx context.Context, req Request) (*Result, error) 
 		}
 	}
 
+	if _, err := os.Lstat(p.DisabledPackageDir(m.ID)); err == nil {
+		return nil, &DisabledError{ID: m.ID}
+	}
 	target := p.PackageDir(m.ID)
 	previous := ""
 	_, statErr := os.Lstat(target)
@@ -460,6 +464,9 @@ func (in *Installer) Remove(ctx context.Context, id string, opts RemoveOptions) 
 			return nil, err
 		}
 		_ = os.RemoveAll(p.GenerationsDir(id))
+	}
+	if found.Disabled {
+		_ = os.Remove(disabledMetaFile(p, found.ID))
 	}
 	_ = os.RemoveAll(trash)
 	return found, nil

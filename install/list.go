@@ -30,6 +30,9 @@ type Installed struct {
 	Entry *Entry
 	// Record is spirit's .spirit/installed.json record, nil if none.
 	Record *Record
+	// Disabled is set for an extension kept in .spirit/disabled (Dir):
+	// out of the apps' view and spirit's runtime (ListDisabled).
+	Disabled bool
 }
 
 // DisplayName is the manifest's displayName, or the id when broken.
@@ -137,23 +140,30 @@ func sortInstalled(list []Installed) {
 	})
 }
 
-// Find returns the install of id (exact match, like the reference).
+// Find returns the install of id (exact match, like the reference), or
+// the disabled extension id.
 func Find(p *paths.Paths, id string) (*Installed, error) {
+	list, err := ListAll(p)
+	if err != nil {
+		return nil, err
+	}
+	if in := exact(list, id); in != nil {
+		return in, nil
+	}
+	return nil, fmt.Errorf("%w: %s", ErrNotFound, id)
+}
+
+// ListAll is List followed by ListDisabled.
+func ListAll(p *paths.Paths) ([]Installed, error) {
 	list, err := List(p)
 	if err != nil {
 		return nil, err
 	}
-	for i := range list {
-		if list[i].ID == id && list[i].Dir == p.PackageDir(id) {
-			return &list[i], nil
-		}
+	dis, err := ListDisabled(p)
+	if err != nil {
+		return nil, err
 	}
-	for i := range list {
-		if list[i].ID == id {
-			return &list[i], nil
-		}
-	}
-	return nil, fmt.Errorf("%w: %s", ErrNotFound, id)
+	return append(list, dis...), nil
 }
 
 // loadManifest validates package.json bytes against the package in dir.

@@ -28,6 +28,8 @@ func addInstallCommands(parent *cobra.Command, f *Factory) {
 		newCmdInfo(f, nil),
 		newCmdRemove(f, nil),
 		newCmdRollback(f, nil),
+		newCmdEnable(f, nil),
+		newCmdDisable(f, nil),
 	)
 }
 
@@ -325,6 +327,7 @@ type installedJSON struct {
 	// MarketplaceFlags are "revoked" and "blocked", from the cached marketplace index (list only).
 	MarketplaceFlags []string `json:"marketplaceFlags,omitempty"`
 	Broken           string   `json:"broken,omitempty"`
+	Disabled         bool     `json:"disabled,omitempty"`
 	RollbackVersion  string   `json:"rollbackVersion,omitempty"`
 	SettingsFile     string   `json:"settingsFile,omitempty"`
 	// Permissions is the extension's sandbox grants (list and info only).
@@ -351,6 +354,7 @@ func toInstalledJSON(in *install.Installed, rollback, settings string) installed
 	if in.Broken != nil {
 		j.Broken = in.Broken.Error()
 	}
+	j.Disabled = in.Disabled
 	if e := in.Entry; e != nil {
 		j.ArchiveFileName, j.InstallSource = e.ArchiveFileName, e.InstallSource
 	}
@@ -386,7 +390,7 @@ func runList(ctx context.Context, opts *ListOptions) error {
 	if err != nil {
 		return err
 	}
-	list, err := install.List(p)
+	list, err := install.ListAll(p)
 	if err != nil {
 		return err
 	}
@@ -412,12 +416,16 @@ func runList(ctx context.Context, opts *ListOptions) error {
 	}
 	fmt.Fprintln(w, "Extensions:")
 	for _, in := range list {
+		disabled := ""
+		if in.Disabled {
+			disabled = " (disabled)"
+		}
 		if in.Broken != nil {
-			termtext.Fprintf(w, "  - %s (broken)\n    id: %s\n    error: %v\n", in.DisplayName(), in.ID, in.Broken)
+			termtext.Fprintf(w, "  - %s (broken)%s\n    id: %s\n    error: %v\n", in.DisplayName(), disabled, in.ID, in.Broken)
 			continue
 		}
 		m := in.Manifest
-		termtext.Fprintf(w, "  - %s\n    id: %s\n    version: %s\n    installed_at: %d\n", m.Name, in.ID, m.Version, in.InstalledAtUnixMs)
+		termtext.Fprintf(w, "  - %s%s\n    id: %s\n    version: %s\n    installed_at: %d\n", m.Name, disabled, in.ID, m.Version, in.InstalledAtUnixMs)
 		if m.Description != "" {
 			termtext.Fprintf(w, "    description: %s\n", m.Description)
 		}
@@ -503,6 +511,9 @@ func runInfo(opts *InfoOptions) error {
 	line("id", j.ID)
 	line("version", j.Version)
 	line("broken", j.Broken)
+	if j.Disabled {
+		line("disabled", "yes (invisible to the apps and the runtime; 'spirit extension enable "+j.ID+"' turns it back on)")
+	}
 	line("description", j.Description)
 	line("author", j.Author)
 	line("homepage", j.Homepage)
@@ -639,7 +650,7 @@ func newCmdRollback(f *Factory, runF func(*RollbackOptions) error) *cobra.Comman
 	return cmd
 }
 
-func runRollback(ctx context.Context, opts *RollbackOptions) error {
+func runRollback(ctx context.Context, opts *RollbackOptions) (err error) {
 	in, err := opts.f.installer(opts.LockTimeout)
 	if err != nil {
 		return err
@@ -654,6 +665,17 @@ func runRollback(ctx context.Context, opts *RollbackOptions) error {
 		if pkg := catalogPackages(ctx, opts.f)(id); pkg != "" {
 			id = pkg
 		}
+	}
+	if found, ferr := install.Find(in.Paths, id); ferr == nil && found.Disabled {
+		// A disabled extension rolls back and stays disabled.
+		if _, err := in.Enable(ctx, id); err != nil {
+			return err
+		}
+		defer func() {
+			if _, derr := in.Disable(ctx, id); derr != nil && err == nil {
+				err = derr
+			}
+		}()
 	}
 	res, err := in.Rollback(ctx, id)
 	if errors.Is(err, install.ErrNoGeneration) {

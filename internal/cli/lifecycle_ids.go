@@ -40,7 +40,7 @@ func lookupInstalled(ctx context.Context, f *Factory, arg string) (*install.Inst
 	if err != nil {
 		return nil, err
 	}
-	list, err := install.List(p)
+	list, err := install.ListAll(p)
 	if err != nil {
 		return nil, err
 	}
