@@ -86,8 +86,11 @@ type Request struct {
 	NPMRegistry string
 	ResolvedURL string
 	// Integrity, when it is a sha512 SRI, must match the artifact's bytes.
-	Integrity     string
-	InstallSource string // SourceArchive (default) or SourceMarketplace
+	Integrity string
+	// ManifestDigest, when set, must be the sha512 SRI of the package.json
+	// (how a lock verifies a directory, which has no artifact digest).
+	ManifestDigest string
+	InstallSource  string // SourceArchive (default) or SourceMarketplace
 	// ArchiveFileName is recorded in extensions.json; "" means none.
 	ArchiveFileName string
 	// MarketplaceIndex and MarketplaceID say which marketplace entry a
@@ -258,6 +261,9 @@ func (in *Installer) Install(ctx context.Context, req Request) (*Result, error) 
 	m, err := loadManifest(data, staged, string(p.Host))
 	if err != nil {
 		return nil, err
+	}
+	if got := bytesSRI(data); req.ManifestDigest != "" && got != req.ManifestDigest {
+		return nil, fmt.Errorf("%w: %s: package.json: expected %s, got %s", ErrIntegrity, req.Path, req.ManifestDigest, got)
 	}
 	if req.ExpectName != "" && m.ID != req.ExpectName {
 		return nil, fmt.Errorf("%w: the package is named %q, expected %q", ErrIdentity, m.ID, req.ExpectName)

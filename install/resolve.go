@@ -176,9 +176,11 @@ func (r *Resolver) Resolve(ctx context.Context, source string) (*Artifact, error
 	switch r.Classify(ctx, src) {
 	case KindDir:
 		a.Kind = KindDir
+		a.Source = absPath(src)
 		return a, nil
 	case KindArchive:
 		a.Kind, a.ArchiveFileName = KindArchive, filepath.Base(src)
+		a.Source = absPath(src)
 		return a, nil
 	case KindURL:
 		return r.resolveURL(ctx, a)
@@ -225,6 +227,15 @@ func (r *Resolver) Classify(ctx context.Context, source string) string {
 // no path, URL, prefix, scope or version.
 func IsBare(source string) bool {
 	return source != "" && !strings.ContainsAny(source, `@/\: `) && !strings.HasPrefix(source, ".") && !strings.HasPrefix(source, "~")
+}
+
+// absPath is p made absolute, so that the record (and a lock made from it)
+// names the same file from any working directory.
+func absPath(p string) string {
+	if abs, err := filepath.Abs(p); err == nil {
+		return abs
+	}
+	return p
 }
 
 func fileExists(p string) bool {

@@ -30,6 +30,8 @@ func addInstallCommands(parent *cobra.Command, f *Factory) {
 		newCmdRollback(f, nil),
 		newCmdEnable(f, nil),
 		newCmdDisable(f, nil),
+		newCmdLock(f, nil),
+		newCmdSync(f, nil),
 	)
 }
 
