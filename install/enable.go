@@ -241,7 +241,9 @@ func ListDisabled(p *paths.Paths) ([]Installed, error) {
 			continue
 		}
 		in := Installed{ID: id, Dir: full, Disabled: true}
-		if m, verr := loadManifest(data, full, ""); verr != nil {
+		m, warnings, verr := loadInstalled(data, full)
+		in.Warnings = warnings
+		if verr != nil {
 			in.Broken = verr
 		} else {
 			in.Manifest = m
@@ -251,6 +253,9 @@ func ListDisabled(p *paths.Paths) ([]Installed, error) {
 		}
 		if r := recs[id]; r != nil {
 			in.Record = r
+			if stale(r, in.Version(), data) {
+				in.Record, in.StaleRecord = nil, r
+			}
 		}
 		out = append(out, in)
 	}

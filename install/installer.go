@@ -68,6 +68,9 @@ type Installer struct {
 	Progress Progress
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
+	// Warn, when set, is told what a command repaired on the way (a
+	// corrupt installed.json moved aside), once.
+	Warn func(msg string)
 }
 
 // Request is one install from a local artifact: a directory, .zip or .tgz.
@@ -159,6 +162,7 @@ func (in *Installer) lock(ctx context.Context) (func(), error) {
 	}
 	in.tidy()
 	in.tidyDisabled()
+	in.recoverRecords()
 	return func() { _ = fl.Unlock() }, nil
 }
 
@@ -171,6 +175,27 @@ func (in *Installer) tidy() {
 		for _, e := range ents {
 			_ = os.RemoveAll(filepath.Join(d, e.Name()))
 		}
+	}
+}
+
+// recoverRecords moves a corrupt installed.json aside (as
+// installed.json.corrupt-<time>) and writes the records that can be
+// rebuilt, so that the next write does not drop every other record.
+func (in *Installer) recoverRecords() {
+	p := in.Paths
+	if !recordsCorrupt(p.InstalledFile()) {
+		return
+	}
+	aside := fmt.Sprintf("%s.corrupt-%s", p.InstalledFile(), in.now().UTC().Format("20060102T150405.000Z"))
+	if err := os.Rename(p.InstalledFile(), aside); err != nil {
+		return
+	}
+	reg, _ := readRegistry(p.RegistryFile())
+	recs := rebuildRecords(p, reg)
+	_ = atomicfile.WriteDurable(p.InstalledFile(), encodeRecords(recs), 0o644)
+	if in.Warn != nil {
+		in.Warn(fmt.Sprintf("%s could not be read; moved it to %s and rebuilt %d records from extensions.json and the installed packages (their sources and integrity are no longer known)",
+			p.InstalledFile(), aside, len(recs)))
 	}
 }
 
@@ -373,10 +398,32 @@ func (in *Installer) writeRecords(reg []Entry, recs map[string]*Record, entry En
 	} else {
 		delete(recs, entry.ID)
 	}
+	in.dropStale(recs, entry.ID)
 	if err := atomicfile.WriteDurable(in.Paths.RegistryFile(), encodeRegistry(out), 0o644); err != nil {
 		return err
 	}
 	return atomicfile.WriteDurable(in.Paths.InstalledFile(), encodeRecords(recs), 0o644)
+}
+
+// dropStale deletes the records, other than skip's, that no longer
+// describe the installed package (the apps replaced it since).
+func (in *Installer) dropStale(recs map[string]*Record, skip string) {
+	for id, r := range recs {
+		if id == skip {
+			continue
+		}
+		dir := in.Paths.PackageDir(id)
+		if _, err := os.Stat(dir); err != nil {
+			dir = in.Paths.DisabledPackageDir(id)
+		}
+		data, err := os.ReadFile(filepath.Join(dir, "package.json"))
+		if err != nil {
+			continue
+		}
+		if stale(r, installedVersion(dir), data) {
+			delete(recs, id)
+		}
+	}
 }
 
 // generation is the metadata kept beside a generation directory.

@@ -30,6 +30,13 @@ type Installed struct {
 	Entry *Entry
 	// Record is spirit's .spirit/installed.json record, nil if none.
 	Record *Record
+	// Warnings are what spirit's install would refuse and the apps accept
+	// (a tool schema that is not a JSON Schema, duplicate tool names): the
+	// install is used as the apps use it, and these are shown.
+	Warnings []string
+	// StaleRecord is spirit's record when it no longer describes the
+	// installed package (the apps replaced it); Record is then nil.
+	StaleRecord *Record
 	// Disabled is set for an extension kept in .spirit/disabled (Dir):
 	// out of the apps' view and spirit's runtime (ListDisabled).
 	Disabled bool
@@ -96,7 +103,8 @@ func List(p *paths.Paths) ([]Installed, error) {
 			continue
 		}
 		in := Installed{Dir: full}
-		m, verr := loadManifest(data, full, "")
+		m, warnings, verr := loadInstalled(data, full)
+		in.Warnings = warnings
 		if verr != nil {
 			in.Broken = verr
 			switch {
@@ -122,6 +130,9 @@ func List(p *paths.Paths) ([]Installed, error) {
 		}
 		if r := recs[in.ID]; r != nil && r.DirectoryName == de.Name() {
 			in.Record = r
+			if stale(r, in.Version(), data) {
+				in.Record, in.StaleRecord = nil, r
+			}
 		}
 		out = append(out, in)
 	}
@@ -164,6 +175,35 @@ func ListAll(p *paths.Paths) ([]Installed, error) {
 		return nil, err
 	}
 	return append(list, dis...), nil
+}
+
+// loadInstalled validates the package.json bytes of an installed package by
+// the apps' rules; what only spirit's install refuses comes back as
+// warnings.
+func loadInstalled(data []byte, dir string) (*manifest.Manifest, []string, error) {
+	rep := manifest.Validate(data, manifest.DirFS(dir), manifest.Options{Installed: true})
+	if err := rep.Err(); err != nil {
+		return rep.Manifest, nil, err
+	}
+	if rep.Manifest == nil {
+		return nil, nil, errors.New("package.json is not a JSON object")
+	}
+	var warnings []string
+	if len(rep.Problems) > 0 {
+		for _, pr := range manifest.Validate(data, manifest.DirFS(dir), manifest.Options{}).Errors() {
+			warnings = append(warnings, "spirit would refuse to install this: "+pr.Message)
+		}
+	}
+	return rep.Manifest, warnings, nil
+}
+
+// stale reports whether record r no longer describes the package whose
+// version and package.json bytes these are: the apps replaced it.
+func stale(r *Record, version string, manifestData []byte) bool {
+	if r.Version != "" && version != "" && r.Version != version {
+		return true
+	}
+	return r.ManifestDigest != "" && r.ManifestDigest != bytesSRI(manifestData)
 }
 
 // loadManifest validates package.json bytes against the package in dir.

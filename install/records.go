@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/spiritagents/spirit/internal/jsjson"
 	"github.com/spiritagents/spirit/npm"
+	"github.com/spiritagents/spirit/paths"
 )
 
 // Entry is one entry of the reference's extensions.json, field for field.
@@ -146,6 +148,41 @@ type Record struct {
 type recordsFile struct {
 	SchemaVersion int                `json:"schemaVersion"`
 	Extensions    map[string]*Record `json:"extensions"`
+}
+
+// recordsCorrupt reports whether installed.json exists and cannot be
+// read as spirit's records.
+func recordsCorrupt(file string) bool {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return false
+	}
+	var doc recordsFile
+	return json.Unmarshal(data, &doc) != nil
+}
+
+// rebuildRecords makes what records can be made again of the installs in
+// the host tree that extensions.json lists: id, version, folder, the
+// entry's source fields and times, and the manifest digest. What was asked
+// for and the artifact's integrity are not known any more.
+func rebuildRecords(p *paths.Paths, reg []Entry) map[string]*Record {
+	recs := map[string]*Record{}
+	for _, e := range reg {
+		if e.DirectoryName != paths.PackageDirName(e.ID) {
+			continue
+		}
+		dir := p.PackageDir(e.ID)
+		data, err := os.ReadFile(filepath.Join(dir, "package.json"))
+		if err != nil {
+			continue
+		}
+		recs[e.ID] = &Record{
+			ID: e.ID, Version: installedVersion(dir), DirectoryName: e.DirectoryName, InstallSource: e.InstallSource,
+			ArchiveFileName: e.ArchiveFileName, ManifestDigest: bytesSRI(data),
+			InstalledAtUnixMs: e.InstalledAtUnixMs, FirstInstalledAtUnixMs: e.InstalledAtUnixMs,
+		}
+	}
+	return recs
 }
 
 // readRecords loads installed.json; a missing or unreadable file is empty.

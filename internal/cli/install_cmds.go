@@ -139,6 +139,9 @@ func (f *Factory) installer(timeout time.Duration) (*install.Installer, error) {
 		LockTimeout: timeout,
 		Progress:    f.IO.Progress(),
 		Now:         f.Now,
+		Warn: func(msg string) {
+			termtext.Fprintf(f.IO.ErrOut, "Warning: %s\n", msg)
+		},
 	}, nil
 }
 
@@ -330,6 +333,11 @@ type installedJSON struct {
 	MarketplaceFlags []string `json:"marketplaceFlags,omitempty"`
 	Broken           string   `json:"broken,omitempty"`
 	Disabled         bool     `json:"disabled,omitempty"`
+	// Warnings are what spirit's install would refuse and the apps accept.
+	Warnings []string `json:"warnings,omitempty"`
+	// InstalledByAnotherApp says that spirit's record no longer describes
+	// the installed package: the apps replaced it since.
+	InstalledByAnotherApp bool `json:"installedByAnotherApp,omitempty"`
 	RollbackVersion  string   `json:"rollbackVersion,omitempty"`
 	SettingsFile     string   `json:"settingsFile,omitempty"`
 	// Permissions is the extension's sandbox grants (list and info only).
@@ -356,7 +364,7 @@ func toInstalledJSON(in *install.Installed, rollback, settings string) installed
 	if in.Broken != nil {
 		j.Broken = in.Broken.Error()
 	}
-	j.Disabled = in.Disabled
+	j.Disabled, j.Warnings, j.InstalledByAnotherApp = in.Disabled, in.Warnings, in.StaleRecord != nil
 	if e := in.Entry; e != nil {
 		j.ArchiveFileName, j.InstallSource = e.ArchiveFileName, e.InstallSource
 	}
@@ -439,6 +447,12 @@ func runList(ctx context.Context, opts *ListOptions) error {
 		}
 		if in.Entry != nil && in.Entry.ArchiveFileName != "" {
 			termtext.Fprintf(w, "    source: %s\n", in.Entry.ArchiveFileName)
+		}
+		if in.StaleRecord != nil {
+			termtext.Fprintf(w, "    installed_by: another app (spirit's record of %s %s no longer applies)\n", in.ID, in.StaleRecord.Version)
+		}
+		for _, warning := range in.Warnings {
+			termtext.Fprintf(w, "    warning: %s\n", warning)
 		}
 		if pol := perms[in.ID]; !pol.IsDefault() {
 			fmt.Fprintf(w, "    permissions: %s\n", pol.Summary())
@@ -527,6 +541,13 @@ func runInfo(opts *InfoOptions) error {
 		for _, t := range j.Tools {
 			termtext.Fprintf(w, "  - %s: %s\n", t.Name, t.Description)
 		}
+	}
+	for _, warning := range j.Warnings {
+		line("warning", warning)
+	}
+	if in.StaleRecord != nil {
+		line("installed_by", fmt.Sprintf("another app (spirit installed %s from %s; that record no longer applies, so no source or integrity is claimed)",
+			in.StaleRecord.Version, install.DescribeOrigin(nil, in.StaleRecord)))
 	}
 	line("install_source", j.InstallSource)
 	line("source", j.Source)
