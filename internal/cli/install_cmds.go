@@ -337,9 +337,9 @@ type installedJSON struct {
 	Warnings []string `json:"warnings,omitempty"`
 	// InstalledByAnotherApp says that spirit's record no longer describes
 	// the installed package: the apps replaced it since.
-	InstalledByAnotherApp bool `json:"installedByAnotherApp,omitempty"`
-	RollbackVersion  string   `json:"rollbackVersion,omitempty"`
-	SettingsFile     string   `json:"settingsFile,omitempty"`
+	InstalledByAnotherApp bool   `json:"installedByAnotherApp,omitempty"`
+	RollbackVersion       string `json:"rollbackVersion,omitempty"`
+	SettingsFile          string `json:"settingsFile,omitempty"`
 	// Permissions is the extension's sandbox grants (list and info only).
 	Permissions *sandbox.Policy `json:"permissions,omitempty"`
 }
