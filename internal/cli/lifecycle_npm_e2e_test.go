@@ -128,10 +128,27 @@ func TestE2ELifecycleNpm(t *testing.T) {
 		}
 	})
 
+	t.Run("what an update adds needs consent", func(t *testing.T) {
+		more := extPackage("e2e-life", "2.1.0")
+		more.Extra["spiritExtension"].(map[string]any)["requestedCapabilities"] = []string{"system-prompt"}
+		v.Publish(t, more)
+		stdout, stderr, err := run(t, "extension", "update", "e2e-life")
+		if err == nil || !strings.Contains(stderr, "Error: e2e-life: the update was not accepted: 2.1.0 adds capabilities: system-prompt") {
+			t.Errorf("update without --yes: %v\n%s%s", err, stdout, stderr)
+		}
+		if ver, _, _ := recordOf(t, "e2e-life"); ver != "2.0.0" {
+			t.Errorf("a refused update changed the install to %s", ver)
+		}
+		must(t, "extension", "update", "e2e-life", "--yes")
+		if ver, _, _ := recordOf(t, "e2e-life"); ver != "2.1.0" {
+			t.Errorf("after update --yes: %s", ver)
+		}
+	})
+
 	t.Run("unreachable registry is a warning on its row", func(t *testing.T) {
 		v.Stop()
 		rows := outdated(t)
-		if r := rows["e2e-life"]; r.Checked || r.Warning == "" || r.Current != "2.0.0" {
+		if r := rows["e2e-life"]; r.Checked || r.Warning == "" || r.Current != "2.1.0" {
 			t.Errorf("row with the registry down = %+v", r)
 		}
 		stdout, stderr, err := run(t, "extension", "outdated")
@@ -139,7 +156,7 @@ func TestE2ELifecycleNpm(t *testing.T) {
 			t.Errorf("outdated with the registry down: %v\n%s%s", err, stdout, stderr)
 		}
 		rows = outdated(t, "--offline")
-		if r := rows["e2e-life"]; !r.Checked || r.Wanted != "2.0.0" || r.Latest != "2.0.0" {
+		if r := rows["e2e-life"]; !r.Checked || r.Wanted != "2.1.0" || r.Latest != "2.1.0" {
 			t.Errorf("offline row = %+v", r)
 		}
 	})
