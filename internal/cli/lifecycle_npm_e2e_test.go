@@ -61,8 +61,8 @@ func TestE2ELifecycleNpm(t *testing.T) {
 		return stdout
 	}
 	type row struct {
-		ID, Kind, Asked, Current, Wanted, Latest, Warning string
-		Outdated, Checked                                 bool
+		ID, Kind, Asked, Current, Wanted, Latest, Warning, CacheAge string
+		Outdated, Checked                                           bool
 	}
 	outdated := func(t *testing.T, args ...string) map[string]row {
 		t.Helper()
@@ -156,8 +156,12 @@ func TestE2ELifecycleNpm(t *testing.T) {
 			t.Errorf("outdated with the registry down: %v\n%s%s", err, stdout, stderr)
 		}
 		rows = outdated(t, "--offline")
-		if r := rows["e2e-life"]; !r.Checked || r.Wanted != "2.1.0" || r.Latest != "2.1.0" {
+		if r := rows["e2e-life"]; !r.Checked || r.Wanted != "2.1.0" || r.Latest != "2.1.0" || r.CacheAge == "" {
 			t.Errorf("offline row = %+v", r)
+		}
+		_, stderr, err = run(t, "extension", "outdated", "--offline")
+		if err != nil || !strings.Contains(stderr, "Offline: e2e-life is checked against the cached registry document, ") {
+			t.Errorf("outdated --offline: %v\n%s", err, stderr)
 		}
 	})
 }

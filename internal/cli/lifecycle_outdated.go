@@ -7,6 +7,7 @@ import (
 	"os"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/Masterminds/semver/v3"
 
@@ -40,6 +41,8 @@ type sourceStatus struct {
 	Checked  bool   `json:"checked"`
 	// Warning says why an npm install could not be checked.
 	Warning string `json:"warning,omitempty"`
+	// CacheAge, offline, is how old the cached registry document was.
+	CacheAge string `json:"cacheAge,omitempty"`
 
 	in   *install.Installed
 	spec npm.Spec
@@ -132,6 +135,11 @@ func checkNPM(ctx context.Context, nc *npmClients, st *sourceStatus, latest bool
 		return
 	}
 	st.Wanted, st.Latest, st.Checked = w.Version, l.Version, true
+	if nc.offline {
+		if age, ok := c.CacheAge(spec.Name); ok {
+			st.CacheAge = age.Round(time.Second).String()
+		}
+	}
 	st.Outdated = newer(st.Wanted, st.Current) || newer(st.Latest, st.Current)
 }
 
@@ -186,8 +194,12 @@ func printSourceStatuses(f *Factory, rows []sourceStatus, offline bool) error {
 	} else if npmRows > 0 {
 		termtext.Fprintf(w, "All %d npm extensions are up to date.\n", npmRows)
 	}
-	if offline && npmRows > 0 {
-		fmt.Fprintln(f.IO.ErrOut, "Offline: npm versions are those of the cached registry documents.")
+	if offline {
+		for _, st := range rows {
+			if st.Kind == rowNPM && st.CacheAge != "" {
+				termtext.Fprintf(f.IO.ErrOut, "Offline: %s is checked against the cached registry document, %s old.\n", st.ID, st.CacheAge)
+			}
+		}
 	}
 	if len(unchecked) > 0 {
 		termtext.Fprintf(w, "Not checked: %s.\n", strings.Join(unchecked, ", "))
