@@ -84,7 +84,7 @@ func (nc *npmClients) client(recorded string) (*npm.Client, error) {
 // sourceStatuses returns a row for every install that is not a marketplace
 // install, checking npm installs; an npm registry that cannot be reached is
 // a warning on its rows.
-func sourceStatuses(ctx context.Context, nc *npmClients, list []install.Installed, latest bool) []sourceStatus {
+func sourceStatuses(ctx context.Context, nc *npmClients, list []install.Installed) []sourceStatus {
 	var out []sourceStatus
 	for i := range list {
 		in := &list[i]
@@ -103,7 +103,7 @@ func sourceStatuses(ctx context.Context, nc *npmClients, list []install.Installe
 			st.Kind = rowURL
 		case install.KindNPM:
 			st.Kind = rowNPM
-			checkNPM(ctx, nc, &st, latest)
+			checkNPM(ctx, nc, &st)
 		default:
 			st.Kind = rowOther
 		}
@@ -112,7 +112,7 @@ func sourceStatuses(ctx context.Context, nc *npmClients, list []install.Installe
 	return out
 }
 
-func checkNPM(ctx context.Context, nc *npmClients, st *sourceStatus, latest bool) {
+func checkNPM(ctx context.Context, nc *npmClients, st *sourceStatus) {
 	spec, err := install.NPMSpecOf(st.in.Record)
 	if err != nil {
 		st.Warning = err.Error()

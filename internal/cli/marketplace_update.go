@@ -186,7 +186,7 @@ func runOutdated(ctx context.Context, opts *OutdatedOptions) error {
 		return merr
 	}
 	nc := &npmClients{f: f, cacheDir: p.CacheDir(), registry: opts.NPMRegistry, offline: opts.mo.Offline}
-	rows := sourceStatuses(ctx, nc, installed, false)
+	rows := sourceStatuses(ctx, nc, installed)
 	warnings = append(warnings, completeAdds(ctx, c, sts, installed, opts.AllowSHA1)...)
 	if f.Global.JSON {
 		if sts == nil {
@@ -367,7 +367,7 @@ func runUpdate(ctx context.Context, opts *UpdateOptions) error {
 		printWarnings(f.IO.ErrOut, warnings)
 	}
 	nc := &npmClients{f: f, cacheDir: p.CacheDir(), registry: opts.NPMRegistry, offline: opts.mo.Offline}
-	rows := sourceStatuses(ctx, nc, installed, opts.Latest)
+	rows := sourceStatuses(ctx, nc, installed)
 	var targets []catalog.Status
 	var npmTargets []*sourceStatus
 	var skipped []updateResultJSON
