@@ -69,6 +69,9 @@ type Installer struct {
 	Progress Progress
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
+	// Warn, when set, is told what a command repaired on the way (a
+	// corrupt installed.json moved aside), once.
+	Warn func(msg string)
 }
 
 // Request is one install from a local artifact: a directory, .zip or .tgz.
@@ -80,11 +83,18 @@ type Request struct {
 	// AllowDowngrade lets a Replace install an older version.
 	AllowDowngrade bool
 	// Source is what the user asked for (a path, URL or npm spec), recorded.
-	Source      string
+	Source string
+	// SourceKind is how Source was taken (a Kind constant), recorded.
+	SourceKind string
+	// NPMRegistry is the registry of an npm source, recorded.
+	NPMRegistry string
 	ResolvedURL string
 	// Integrity, when it is a sha512 SRI, must match the artifact's bytes.
-	Integrity     string
-	InstallSource string // SourceArchive (default) or SourceMarketplace
+	Integrity string
+	// ManifestDigest, when set, must be the sha512 SRI of the package.json
+	// (how a lock verifies a directory, which has no artifact digest).
+	ManifestDigest string
+	InstallSource  string // SourceArchive (default) or SourceMarketplace
 	// ArchiveFileName is recorded in extensions.json; "" means none.
 	ArchiveFileName string
 	// MarketplaceIndex and MarketplaceID say which marketplace entry a
@@ -152,6 +162,8 @@ func (in *Installer) lock(ctx context.Context) (func(), error) {
 		}
 	}
 	in.tidy()
+	in.tidyDisabled()
+	in.recoverRecords()
 	return func() { _ = fl.Unlock() }, nil
 }
 
@@ -164,6 +176,27 @@ func (in *Installer) tidy() {
 		for _, e := range ents {
 			_ = os.RemoveAll(filepath.Join(d, e.Name()))
 		}
+	}
+}
+
+// recoverRecords moves a corrupt installed.json aside (as
+// installed.json.corrupt-<time>) and writes the records that can be
+// rebuilt, so that the next write does not drop every other record.
+func (in *Installer) recoverRecords() {
+	p := in.Paths
+	if !recordsCorrupt(p.InstalledFile()) {
+		return
+	}
+	aside := fmt.Sprintf("%s.corrupt-%s", p.InstalledFile(), in.now().UTC().Format("20060102T150405.000Z"))
+	if err := os.Rename(p.InstalledFile(), aside); err != nil {
+		return
+	}
+	reg, _ := readRegistry(p.RegistryFile())
+	recs := rebuildRecords(p, reg)
+	_ = atomicfile.WriteDurable(p.InstalledFile(), encodeRecords(recs), 0o644)
+	if in.Warn != nil {
+		in.Warn(fmt.Sprintf("%s could not be read; moved it to %s and rebuilt %d records from extensions.json and the installed packages (their sources and integrity are no longer known)",
+			p.InstalledFile(), aside, len(recs)))
 	}
 }
 
@@ -255,6 +288,9 @@ func (in *Installer) Install(ctx context.Context, req Request) (*Result, error) 
 	if err != nil {
 		return nil, err
 	}
+	if got := bytesSRI(data); req.ManifestDigest != "" && got != req.ManifestDigest {
+		return nil, fmt.Errorf("%w: %s: package.json: expected %s, got %s", ErrIntegrity, req.Path, req.ManifestDigest, got)
+	}
 	if req.ExpectName != "" && m.ID != req.ExpectName {
 		return nil, fmt.Errorf("%w: the package is named %q, expected %q", ErrIdentity, m.ID, req.ExpectName)
 	}
@@ -267,6 +303,9 @@ func (in *Installer) Install(ctx context.Context, req Request) (*Result, error) 
 		}
 	}
 
+	if _, err := os.Lstat(p.DisabledPackageDir(m.ID)); err == nil {
+		return nil, &DisabledError{ID: m.ID}
+	}
 	target := p.PackageDir(m.ID)
 	previous := ""
 	_, statErr := os.Lstat(target)
@@ -324,7 +363,8 @@ func (in *Installer) Install(ctx context.Context, req Request) (*Result, error) 
 	}
 	rec := &Record{
 		ID: m.ID, Version: m.Version, DirectoryName: entry.DirectoryName, InstallSource: installSource,
-		Source: recordedURL(req.Source), ArchiveFileName: entry.ArchiveFileName, ResolvedURL: recordedURL(req.ResolvedURL),
+		Source: recordedURL(req.Source), SourceKind: req.SourceKind, NPMRegistry: recordedURL(req.NPMRegistry),
+		ArchiveFileName: entry.ArchiveFileName, ResolvedURL: recordedURL(req.ResolvedURL),
 		Integrity: integrity, ManifestDigest: bytesSRI(data), GrantedCapabilities: m.RequestedCapabilities,
 		MarketplaceIndex: req.MarketplaceIndex, MarketplaceID: req.MarketplaceID, Channel: req.Channel, ReviewStatus: req.ReviewStatus,
 		InstalledAtUnixMs: now, FirstInstalledAtUnixMs: now,
@@ -359,10 +399,32 @@ func (in *Installer) writeRecords(reg []Entry, recs map[string]*Record, entry En
 	} else {
 		delete(recs, entry.ID)
 	}
+	in.dropStale(recs, entry.ID)
 	if err := atomicfile.WriteDurable(in.Paths.RegistryFile(), encodeRegistry(out), 0o644); err != nil {
 		return err
 	}
 	return atomicfile.WriteDurable(in.Paths.InstalledFile(), encodeRecords(recs), 0o644)
+}
+
+// dropStale deletes the records, other than skip's, that no longer
+// describe the installed package (the apps replaced it since).
+func (in *Installer) dropStale(recs map[string]*Record, skip string) {
+	for id, r := range recs {
+		if id == skip {
+			continue
+		}
+		dir := in.Paths.PackageDir(id)
+		if _, err := os.Stat(dir); err != nil {
+			dir = in.Paths.DisabledPackageDir(id)
+		}
+		data, err := os.ReadFile(filepath.Join(dir, "package.json"))
+		if err != nil {
+			continue
+		}
+		if stale(r, installedVersion(dir), data) {
+			delete(recs, id)
+		}
+	}
 }
 
 // generation is the metadata kept beside a generation directory.
@@ -467,6 +529,9 @@ func (in *Installer) Remove(ctx context.Context, id string, opts RemoveOptions) 
 		if err := purgePermissions(p, grants, id); err != nil {
 			return nil, err
 		}
+	}
+	if found.Disabled {
+		_ = os.Remove(disabledMetaFile(p, found.ID))
 	}
 	_ = os.RemoveAll(trash)
 	return found, nil

@@ -28,6 +28,16 @@ type Installed struct {
 	Entry *Entry
 	// Record is spirit's .spirit/installed.json record, nil if none.
 	Record *Record
+	// Warnings are what spirit's install would refuse and the apps accept
+	// (a tool schema that is not a JSON Schema, duplicate tool names): the
+	// install is used as the apps use it, and these are shown.
+	Warnings []string
+	// StaleRecord is spirit's record when it no longer describes the
+	// installed package (the apps replaced it); Record is then nil.
+	StaleRecord *Record
+	// Disabled is set for an extension kept in .spirit/disabled (Dir):
+	// out of the apps' view and spirit's runtime (ListDisabled).
+	Disabled bool
 }
 
 // DisplayName is the manifest's displayName, or the id when broken.
@@ -91,7 +101,8 @@ func List(p *paths.Paths) ([]Installed, error) {
 			continue
 		}
 		in := Installed{Dir: full}
-		m, verr := loadManifest(data, full, "")
+		m, warnings, verr := loadInstalled(data, full)
+		in.Warnings = warnings
 		if verr != nil {
 			in.Broken = verr
 			switch {
@@ -117,6 +128,9 @@ func List(p *paths.Paths) ([]Installed, error) {
 		}
 		if r := recs[in.ID]; r != nil && r.DirectoryName == de.Name() {
 			in.Record = r
+			if stale(r, in.Version(), data) {
+				in.Record, in.StaleRecord = nil, r
+			}
 		}
 		out = append(out, in)
 	}
@@ -134,23 +148,59 @@ func sortInstalled(list []Installed) {
 	})
 }
 
-// Find returns the install of id (exact match, like the reference).
+// Find returns the install of id (exact match, like the reference), or
+// the disabled extension id.
 func Find(p *paths.Paths, id string) (*Installed, error) {
+	list, err := ListAll(p)
+	if err != nil {
+		return nil, err
+	}
+	if in := exact(list, id); in != nil {
+		return in, nil
+	}
+	return nil, fmt.Errorf("%w: %s", ErrNotFound, id)
+}
+
+// ListAll is List followed by ListDisabled.
+func ListAll(p *paths.Paths) ([]Installed, error) {
 	list, err := List(p)
 	if err != nil {
 		return nil, err
 	}
-	for i := range list {
-		if list[i].ID == id && list[i].Dir == p.PackageDir(id) {
-			return &list[i], nil
+	dis, err := ListDisabled(p)
+	if err != nil {
+		return nil, err
+	}
+	return append(list, dis...), nil
+}
+
+// loadInstalled validates the package.json bytes of an installed package by
+// the apps' rules; what only spirit's install refuses comes back as
+// warnings.
+func loadInstalled(data []byte, dir string) (*manifest.Manifest, []string, error) {
+	rep := manifest.Validate(data, manifest.DirFS(dir), manifest.Options{Installed: true})
+	if err := rep.Err(); err != nil {
+		return rep.Manifest, nil, err
+	}
+	if rep.Manifest == nil {
+		return nil, nil, errors.New("package.json is not a JSON object")
+	}
+	var warnings []string
+	if len(rep.Problems) > 0 {
+		for _, pr := range manifest.Validate(data, manifest.DirFS(dir), manifest.Options{}).Errors() {
+			warnings = append(warnings, "spirit would refuse to install this: "+pr.Message)
 		}
 	}
-	for i := range list {
-		if list[i].ID == id {
-			return &list[i], nil
-		}
+	return rep.Manifest, warnings, nil
+}
+
+// stale reports whether record r no longer describes the package whose
+// version and package.json bytes these are: the apps replaced it.
+func stale(r *Record, version string, manifestData []byte) bool {
+	if r.Version != "" && version != "" && r.Version != version {
+		return true
 	}
-	return nil, fmt.Errorf("%w: %s", ErrNotFound, id)
+	return r.ManifestDigest != "" && r.ManifestDigest != bytesSRI(manifestData)
 }
 
 // loadManifest validates package.json bytes against the package in dir.

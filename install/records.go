@@ -6,13 +6,17 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 
 	"golang.org/x/text/collate"
 	"golang.org/x/text/language"
 
 	"github.com/spiritagents/spirit/internal/jsjson"
+	"github.com/spiritagents/spirit/npm"
+	"github.com/spiritagents/spirit/paths"
 )
 
 // Entry is one entry of the reference's extensions.json, field for field.
@@ -116,11 +120,15 @@ func jsString(s string) []byte {
 
 // Record is spirit's own record of one install, in .spirit/installed.json.
 type Record struct {
-	ID                  string   `json:"id"`
-	Version             string   `json:"version"`
-	DirectoryName       string   `json:"directoryName"`
-	InstallSource       string   `json:"installSource,omitempty"`
-	Source              string   `json:"source,omitempty"` // what the user asked for: a path, URL or npm spec
+	ID            string `json:"id"`
+	Version       string `json:"version"`
+	DirectoryName string `json:"directoryName"`
+	InstallSource string `json:"installSource,omitempty"`
+	Source        string `json:"source,omitempty"` // what the user asked for: a path, URL or npm spec
+	// SourceKind is how Source was taken: one of the Kind constants.
+	SourceKind string `json:"sourceKind,omitempty"`
+	// NPMRegistry is the registry an npm install came from.
+	NPMRegistry         string   `json:"npmRegistry,omitempty"`
 	ArchiveFileName     string   `json:"archiveFileName,omitempty"`
 	ResolvedURL         string   `json:"resolvedUrl,omitempty"`
 	Integrity           string   `json:"integrity,omitempty"`      // sha512 SRI of the artifact
@@ -140,6 +148,41 @@ type Record struct {
 type recordsFile struct {
 	SchemaVersion int                `json:"schemaVersion"`
 	Extensions    map[string]*Record `json:"extensions"`
+}
+
+// recordsCorrupt reports whether installed.json exists and cannot be
+// read as spirit's records.
+func recordsCorrupt(file string) bool {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return false
+	}
+	var doc recordsFile
+	return json.Unmarshal(data, &doc) != nil
+}
+
+// rebuildRecords makes what records can be made again of the installs in
+// the host tree that extensions.json lists: id, version, folder, the
+// entry's source fields and times, and the manifest digest. What was asked
+// for and the artifact's integrity are not known any more.
+func rebuildRecords(p *paths.Paths, reg []Entry) map[string]*Record {
+	recs := map[string]*Record{}
+	for _, e := range reg {
+		if e.DirectoryName != paths.PackageDirName(e.ID) {
+			continue
+		}
+		dir := p.PackageDir(e.ID)
+		data, err := os.ReadFile(filepath.Join(dir, "package.json"))
+		if err != nil {
+			continue
+		}
+		recs[e.ID] = &Record{
+			ID: e.ID, Version: installedVersion(dir), DirectoryName: e.DirectoryName, InstallSource: e.InstallSource,
+			ArchiveFileName: e.ArchiveFileName, ManifestDigest: bytesSRI(data),
+			InstalledAtUnixMs: e.InstalledAtUnixMs, FirstInstalledAtUnixMs: e.InstalledAtUnixMs,
+		}
+	}
+	return recs
 }
 
 // readRecords loads installed.json; a missing or unreadable file is empty.
@@ -243,3 +286,38 @@ func (e *ForeignInstallError) Error() string {
 
 // Is matches ErrForeignInstall.
 func (e *ForeignInstallError) Is(target error) bool { return target == ErrForeignInstall }
+
+// KindOf says how the install recorded by r was asked for: one of the
+// Kind constants, or "" for an install without a usable record (made by
+// the Spirit Agent apps, or a record no longer about what is installed).
+// Records written before the kind was recorded are read by their source.
+func KindOf(r *Record) string {
+	switch {
+	case r == nil:
+		return ""
+	case r.SourceKind != "":
+		return r.SourceKind
+	case r.InstallSource == SourceMarketplace:
+		return KindMarketplace
+	case strings.HasPrefix(r.Source, "https://") || strings.HasPrefix(r.Source, "http://"):
+		return KindURL
+	case r.ResolvedURL != "" && r.Source != "":
+		if _, err := NPMSpecOf(r); err == nil {
+			return KindNPM
+		}
+	case r.Source != "" && r.ArchiveFileName == "":
+		return KindDir
+	case r.Source != "":
+		return KindArchive
+	}
+	return ""
+}
+
+// NPMSpecOf returns the npm spec an npm install asked for.
+func NPMSpecOf(r *Record) (npm.Spec, error) {
+	spec, err := npm.ParseSpec(r.Source)
+	if err != nil && IsBare(r.Source) {
+		spec, err = npm.ParseSpec("npm:" + r.Source)
+	}
+	return spec, err
+}

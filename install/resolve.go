@@ -77,6 +77,8 @@ type Artifact struct {
 	ReviewStatus     string
 	// ExpectName and ExpectVersion, when set, must be the package's.
 	ExpectName, ExpectVersion string
+	// NPMRegistry is the registry an npm artifact came from.
+	NPMRegistry string
 
 	cleanup []func()
 }
@@ -110,6 +112,7 @@ func (a *Artifact) Request(replace, allowDowngrade bool) Request {
 		MarketplaceIndex: a.MarketplaceIndex, MarketplaceID: a.MarketplaceID,
 		Channel: a.Channel, ReviewStatus: a.ReviewStatus,
 		ExpectName: a.ExpectName, ExpectVersion: a.ExpectVersion,
+		SourceKind: a.Kind, NPMRegistry: a.NPMRegistry,
 	}
 }
 
@@ -141,21 +144,26 @@ type Resolver struct {
 	// Marketplace fetches and verifies a marketplace extension's tarball;
 	// nil means marketplace: sources are not recognised.
 	Marketplace func(ctx context.Context, ref MarketplaceRef) (*Artifact, error)
+	// IsMarketplaceID, when set with Marketplace, says whether a bare
+	// argument (no path, URL or prefix) is an extension id of the
+	// configured marketplace index; such an argument is a marketplace
+	// source, any other an npm spec.
+	IsMarketplaceID func(ctx context.Context, id string) bool
 	// ZipOnly accepts only a local ZIP file (the reference's import).
 	ZipOnly bool
 	// TempDir is where downloads go; "" means os.TempDir.
 	TempDir string
 }
 
-// Resolve finds what source names: with ZipOnly a local ZIP; else an
-// https URL, an existing directory or archive, an npm spec, or (with a
-// Marketplace resolver) marketplace:ID[@VERSION], in that order. The caller
-// closes the Artifact when the install is done.
+// Resolve finds what source names: with ZipOnly a local ZIP; else, in
+// this order (Classify), an existing directory or archive, an https URL,
+// npm:SPEC, marketplace:ID[@VERSION], a bare extension id of the
+// marketplace index (IsMarketplaceID), else an npm spec. The caller closes
+// the Artifact when the install is done.
 func (r *Resolver) Resolve(ctx context.Context, source string) (*Artifact, error) {
 	src := strings.TrimSpace(source)
 	a := &Artifact{Path: src, Source: src, InstallSource: SourceArchive}
-	switch {
-	case r.ZipOnly:
+	if r.ZipOnly {
 		if _, err := os.Stat(src); err != nil {
 			return nil, fmt.Errorf("Failed to read extension ZIP: %s: %w", src, err)
 		}
@@ -164,20 +172,70 @@ func (r *Resolver) Resolve(ctx context.Context, source string) (*Artifact, error
 		}
 		a.Kind, a.ArchiveFileName = KindArchive, filepath.Base(src)
 		return a, nil
-	case strings.HasPrefix(src, "https://") || strings.HasPrefix(src, "http://"):
-		return r.resolveURL(ctx, a)
-	case r.Marketplace != nil && strings.HasPrefix(src, MarketplacePrefix):
-		return r.resolveMarketplace(ctx, src)
-	case fileExists(src):
+	}
+	switch r.Classify(ctx, src) {
+	case KindDir:
 		a.Kind = KindDir
-		if fi, _ := os.Stat(src); !fi.IsDir() {
-			a.Kind, a.ArchiveFileName = KindArchive, filepath.Base(src)
-		}
+		a.Source = absPath(src)
 		return a, nil
-	case npm.IsSpec(src):
+	case KindArchive:
+		a.Kind, a.ArchiveFileName = KindArchive, filepath.Base(src)
+		a.Source = absPath(src)
+		return a, nil
+	case KindURL:
+		return r.resolveURL(ctx, a)
+	case KindMarketplace:
+		if strings.HasPrefix(src, MarketplacePrefix) {
+			return r.resolveMarketplace(ctx, src)
+		}
+		return r.ResolveMarketplace(ctx, MarketplaceRef{ID: src})
+	case KindNPM:
 		return r.resolveNPM(ctx, a)
 	}
 	return nil, fmt.Errorf("%w: %s", ErrNoSource, src)
+}
+
+// Classify says which kind of source Resolve takes source for, without
+// fetching it: KindDir or KindArchive for an existing path, KindURL for an
+// http(s) URL, KindNPM for npm:SPEC, KindMarketplace for
+// marketplace:ID[@VERSION] (with a Marketplace resolver) or a bare
+// argument that IsMarketplaceID accepts, KindNPM for any other npm spec,
+// and "" for none.
+func (r *Resolver) Classify(ctx context.Context, source string) string {
+	src := strings.TrimSpace(source)
+	switch {
+	case fileExists(src):
+		if fi, _ := os.Stat(src); fi.IsDir() {
+			return KindDir
+		}
+		return KindArchive
+	case strings.HasPrefix(src, "https://") || strings.HasPrefix(src, "http://"):
+		return KindURL
+	case strings.HasPrefix(src, "npm:"):
+		return KindNPM
+	case r.Marketplace != nil && strings.HasPrefix(src, MarketplacePrefix):
+		return KindMarketplace
+	case r.Marketplace != nil && r.IsMarketplaceID != nil && IsBare(src) && r.IsMarketplaceID(ctx, src):
+		return KindMarketplace
+	case npm.IsSpec(src), IsBare(src) && npm.IsSpec("npm:"+src):
+		return KindNPM
+	}
+	return ""
+}
+
+// IsBare reports whether source could be a bare marketplace extension id:
+// no path, URL, prefix, scope or version.
+func IsBare(source string) bool {
+	return source != "" && !strings.ContainsAny(source, `@/\: `) && !strings.HasPrefix(source, ".") && !strings.HasPrefix(source, "~")
+}
+
+// absPath is p made absolute, so that the record (and a lock made from it)
+// names the same file from any working directory.
+func absPath(p string) string {
+	if abs, err := filepath.Abs(p); err == nil {
+		return abs
+	}
+	return p
 }
 
 func fileExists(p string) bool {
@@ -208,6 +266,10 @@ func (r *Resolver) resolveURL(ctx context.Context, a *Artifact) (*Artifact, erro
 
 func (r *Resolver) resolveNPM(ctx context.Context, a *Artifact) (*Artifact, error) {
 	spec, err := npm.ParseSpec(a.Source)
+	if err != nil && IsBare(a.Source) {
+		// A bare name that is no marketplace id is an npm package.
+		spec, err = npm.ParseSpec("npm:" + a.Source)
+	}
 	if err != nil {
 		return nil, &InvalidSourceError{Source: a.Source, Err: err}
 	}
@@ -231,7 +293,7 @@ func (r *Resolver) resolveNPM(ctx context.Context, a *Artifact) (*Artifact, erro
 	}
 	a.Kind, a.Path = KindNPM, tb.Path
 	a.ExpectName, a.ExpectVersion = res.Name, res.Version
-	a.ResolvedURL, a.Integrity = res.TarballURL, tb.Integrity
+	a.ResolvedURL, a.Integrity, a.NPMRegistry = res.TarballURL, tb.Integrity, res.Registry
 	a.ArchiveFileName = filepath.Base(res.TarballURL)
 	return a, nil
 }

@@ -53,7 +53,8 @@ func TestResolveLocal(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer a.Close()
-			if a.Kind != tt.kind || a.ArchiveFileName != tt.archive || a.InstallSource != install.SourceArchive || a.Path != a.Source {
+			abs, _ := filepath.Abs(a.Path) // a local source is recorded as an absolute path
+			if a.Kind != tt.kind || a.ArchiveFileName != tt.archive || a.InstallSource != install.SourceArchive || (!tt.zipOnly && a.Source != abs) {
 				t.Errorf("artifact %+v", a)
 			}
 		})
@@ -100,7 +101,7 @@ func TestResolveNPM(t *testing.T) {
 		t.Errorf("asked %+v", fake.asked)
 	}
 	want := install.Request{
-		Path: tmp, Replace: true, Source: "npm:corpus-ext@^2", InstallSource: install.SourceArchive,
+		Path: tmp, Replace: true, Source: "npm:corpus-ext@^2", SourceKind: install.KindNPM, InstallSource: install.SourceArchive,
 		ResolvedURL: "https://registry.example/corpus-ext/-/corpus-ext-2.0.0.tgz", Integrity: "sha512-x",
 		ArchiveFileName: "corpus-ext-2.0.0.tgz", ExpectName: "corpus-ext", ExpectVersion: "2.0.0",
 	}

@@ -237,28 +237,33 @@ func (v *validator) warnings(root map[string]any) {
 }
 
 // toolSchemas: tool names are unique, and inputSchema/outputSchema compile
-// as JSON Schemas of type object.
-func (v *validator) toolSchemas() {
+// as JSON Schemas of type object. The apps check neither: for an installed
+// package these are warnings.
+func (v *validator) toolSchemas(installed bool) {
+	report := v.errorf
+	if installed {
+		report = v.warnf
+	}
 	seen := map[string]bool{}
 	for i, t := range v.m.Tools() {
 		ptr, label := element("/spiritExtension/contributes/tools", "spiritExtension.contributes.tools", v.toolIndex[i])
 		if t.Name != "" && v.fail(ptr+"/name") == failNone {
 			if seen[t.Name] {
-				v.errorf(ptr+"/name", "Duplicate extension tool name: %s", t.Name)
+				report(ptr+"/name", "Duplicate extension tool name: %s", t.Name)
 			}
 			seen[t.Name] = true
 		}
-		v.objectSchema(ptr+"/inputSchema", label+".inputSchema", t.InputSchema)
-		v.objectSchema(ptr+"/outputSchema", label+".outputSchema", t.OutputSchema)
+		v.objectSchema(report, ptr+"/inputSchema", label+".inputSchema", t.InputSchema)
+		v.objectSchema(report, ptr+"/outputSchema", label+".outputSchema", t.OutputSchema)
 	}
 }
 
-func (v *validator) objectSchema(ptr, label string, raw []byte) {
+func (v *validator) objectSchema(report func(ptr, format string, a ...any), ptr, label string, raw []byte) {
 	if raw == nil {
 		return
 	}
 	if err := CheckObjectSchema(raw); err != nil {
-		v.errorf(ptr, "Extension field %s %v", label, err)
+		report(ptr, "Extension field %s %v", label, err)
 	}
 }
 

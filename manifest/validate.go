@@ -24,6 +24,11 @@ type Options struct {
 	Host string
 	// Strict makes every warning an error.
 	Strict bool
+	// Installed checks a package that is already installed (by the apps,
+	// say) by the apps' rules: what only spirit's install refuses (tool
+	// schemas that are not JSON Schemas of type object, duplicate tool
+	// names) is a warning, so spirit exposes what the apps expose.
+	Installed bool
 }
 
 // Validate checks package.json bytes and reports every problem. fsys is the
@@ -142,7 +147,7 @@ func (v *validator) validate(doc any, opts Options) {
 	}
 	if hasSE {
 		v.uiPairing()
-		v.toolSchemas()
+		v.toolSchemas(opts.Installed)
 		v.files()
 		v.warnings(root)
 		if opts.Host != "" && v.fail("/spiritExtension/supportedHosts") == failNone && len(v.m.SupportedHosts) > 0 && !v.m.SupportsHost(opts.Host) {

@@ -14,6 +14,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/Masterminds/semver/v3"
 
@@ -323,4 +324,24 @@ func Pick(p *Packument, name, rng string) (string, error) {
 		return "", noMatch()
 	}
 	return best.Original(), nil
+}
+
+// CacheAge returns how old the cached packument of name is (the newer of
+// its abbreviated and full forms), and false when none is cached.
+func (c *Client) CacheAge(name string) (time.Duration, bool) {
+	u := packumentURL(c.set.registryFor(name), name)
+	var newest time.Time
+	for _, accept := range []string{acceptAbbreviated, acceptFull} {
+		body, _ := c.docPaths(u, accept)
+		if body == "" {
+			continue
+		}
+		if fi, err := os.Stat(body); err == nil && fi.ModTime().After(newest) {
+			newest = fi.ModTime()
+		}
+	}
+	if newest.IsZero() {
+		return 0, false
+	}
+	return time.Since(newest), true
 }

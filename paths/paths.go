@@ -136,6 +136,14 @@ func (p *Paths) GenerationsDir(id string) string {
 	return filepath.Join(p.SpiritDir(), "generations", EncodeID(id))
 }
 
+// DisabledDir holds the packages of disabled extensions, out of the apps' view.
+func (p *Paths) DisabledDir() string { return filepath.Join(p.SpiritDir(), "disabled") }
+
+// DisabledPackageDir is where id is kept while it is disabled.
+func (p *Paths) DisabledPackageDir(id string) string {
+	return filepath.Join(p.DisabledDir(), PackageDirName(id))
+}
+
 // StagingDir is where installs are staged, on the same filesystem as the target.
 func (p *Paths) StagingDir() string { return filepath.Join(p.SpiritDir(), "staging") }
 

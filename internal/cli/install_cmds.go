@@ -28,13 +28,20 @@ func addInstallCommands(parent *cobra.Command, f *Factory) {
 		newCmdInfo(f, nil),
 		newCmdRemove(f, nil),
 		newCmdRollback(f, nil),
+		newCmdEnable(f, nil),
+		newCmdDisable(f, nil),
+		newCmdLock(f, nil),
+		newCmdSync(f, nil),
 	)
 }
 
 // InstallOptions are the inputs of `spirit extension install` and `import`.
 type InstallOptions struct {
-	f           *Factory
+	f *Factory
+	// Source is the one source to install; Sources, when set, are several,
+	// each installed on its own.
 	Source      string
+	Sources     []string
 	Replace     bool
 	Yes         bool
 	LockTimeout time.Duration
@@ -46,6 +53,10 @@ type InstallOptions struct {
 	AllowNameCollision bool
 	// ZipOnly is set by `import`, which takes only a ZIP file, as the reference.
 	ZipOnly bool
+	// ReviewAcknowledged and AllowRevoked are the marketplace install
+	// policy's consents, for marketplace sources.
+	ReviewAcknowledged bool
+	AllowRevoked       bool
 }
 
 func newCmdImport(f *Factory, runF func(*InstallOptions) error) *cobra.Command {
@@ -75,20 +86,30 @@ archive must hold exactly one package.json, whose folder is the package root.`,
 func newCmdInstall(f *Factory, runF func(*InstallOptions) error) *cobra.Command {
 	opts := &InstallOptions{f: f}
 	cmd := &cobra.Command{
-		Use:   "install SOURCE",
-		Short: "Install an extension from a directory, archive, URL or npm",
-		Long: `Install an extension. SOURCE is a directory, a .zip, a .tgz, an https URL of a
-.tgz or .zip, or an npm spec (npm:NAME[@RANGE|@TAG], NAME@RANGE, @scope/name).
+		Use:   "install SOURCE…",
+		Short: "Install extensions from a directory, archive, URL, npm or the marketplace",
+		Long: `Install extensions. Each SOURCE is taken, in this order, as:
 
-The package is checked (archive safety, manifest, supported hosts) before anything
-is installed; a replaced version is kept for 'spirit extension rollback'.`,
+  1. an existing directory, .zip or .tgz
+  2. an https URL of a .tgz or .zip
+  3. npm:SPEC            an npm package (npm:NAME[@RANGE|@TAG])
+  4. marketplace:ID[@V]  a marketplace extension, with the policy of
+                         'spirit extension marketplace install'
+  5. a bare ID that is an extension id of the configured marketplace index
+  6. otherwise an npm spec (NAME, NAME@RANGE, @scope/name)
+
+A bare argument's way is said on stderr. The package is checked (archive safety,
+manifest, supported hosts) before anything is installed; a replaced version is
+kept for 'spirit extension rollback'. Several sources are installed one by one,
+each on its own; the command fails when any failed.`,
 		Example: `  spirit extension install ./my-ext
   spirit extension install ./my-ext-1.2.0.tgz --replace
   spirit extension install https://example.com/my-ext-1.2.0.tgz
-  spirit extension install npm:@example/spirit-extension@^1.2`,
-		Args: cobra.ExactArgs(1),
+  spirit extension install npm:@example/spirit-extension@^1.2
+  spirit extension install acme.weather ./other-ext`,
+		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.Source = args[0]
+			opts.Source, opts.Sources = args[0], args
 			if runF != nil {
 				return runF(opts)
 			}
@@ -103,6 +124,8 @@ is installed; a replaced version is kept for 'spirit extension rollback'.`,
 	fl.BoolVar(&opts.Offline, "offline", false, "use only the npm cache")
 	fl.BoolVar(&opts.AllowSHA1, "allow-sha1", false, "accept an npm package whose only integrity is a SHA-1 shasum")
 	fl.BoolVar(&opts.AllowNameCollision, "allow-name-collision", false, "install even if its tool names collide with an installed extension's")
+	fl.BoolVar(&opts.ReviewAcknowledged, "review-acknowledged", false, "install a marketplace version that is not verified")
+	fl.BoolVar(&opts.AllowRevoked, "allow-revoked", false, "install a marketplace version whose review was revoked")
 	return cmd
 }
 
@@ -116,6 +139,9 @@ func (f *Factory) installer(timeout time.Duration) (*install.Installer, error) {
 		LockTimeout: timeout,
 		Progress:    f.IO.Progress(),
 		Now:         f.Now,
+		Warn: func(msg string) {
+			termtext.Fprintf(f.IO.ErrOut, "Warning: %s\n", msg)
+		},
 	}, nil
 }
 
@@ -126,34 +152,61 @@ func runInstall(ctx context.Context, opts *InstallOptions) error {
 		return err
 	}
 	defer f.IO.Progress().Stop()
+	sources := opts.Sources
+	if len(sources) == 0 {
+		sources = []string{opts.Source}
+	}
+	return forEachArg(f, sources, func(source string) (any, error) {
+		return installOne(ctx, opts, in, source)
+	})
+}
+
+// installOne installs one source and prints what it did; its value is
+// the --json output.
+func installOne(ctx context.Context, opts *InstallOptions, in *install.Installer, source string) (any, error) {
+	f := opts.f
 	r := f.resolver(opts, in)
-	art, err := r.Resolve(ctx, opts.Source)
+	im := &installMarketplace{f: f, opts: opts}
+	if !opts.ZipOnly {
+		im.wire(r)
+	}
+	art, err := r.Resolve(ctx, source)
+	if !f.Global.JSON && !opts.ZipOnly && install.IsBare(strings.TrimSpace(source)) {
+		kind := r.Classify(ctx, source)
+		if art != nil {
+			kind = art.Kind
+		}
+		termtext.Fprintf(f.IO.ErrOut, "Taking %s as %s.\n", strings.TrimSpace(source), im.describeKind(strings.TrimSpace(source), kind))
+	}
 	switch {
 	case errors.Is(err, install.ErrNotZip):
-		return withHint(usageErrorf("%v", err), "use 'spirit extension install' for a directory, a .tgz or an npm package")
+		return nil, withHint(usageErrorf("%v", err), "use 'spirit extension install' for a directory, a .tgz or an npm package")
 	case errors.Is(err, install.ErrInvalidSource), errors.Is(err, install.ErrInsecureURL):
-		return usageErrorf("%v", err)
+		return nil, usageErrorf("%v", err)
 	case errors.Is(err, install.ErrNoSource):
-		return withHint(err, "give a directory, a .zip or .tgz file, an https URL, or an npm spec such as npm:NAME@RANGE")
+		return nil, withHint(err, "give a directory, a .zip or .tgz file, an https URL, an npm spec such as npm:NAME@RANGE, or marketplace:ID")
 	case err != nil:
-		return err
+		return nil, err
 	}
 	defer art.Close()
 	req := art.Request(opts.Replace, opts.Yes)
 
 	res, err := installWithConfirm(ctx, opts, in, req)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if f.Global.JSON {
-		return writeJSON(f.IO.Out, toInstalledJSON(&res.Installed, "", ""))
+		return toInstalledJSON(&res.Installed, "", ""), nil
 	}
 	verb := "Installed extension"
-	if opts.ZipOnly {
+	switch {
+	case opts.ZipOnly:
 		verb = "Imported extension"
+	case art.Kind == install.KindMarketplace:
+		verb = "Installed marketplace extension"
 	}
 	printInstalled(f, verb, res)
-	return nil
+	return nil, nil
 }
 
 // printInstalled says what an install did, in the reference's words
@@ -279,8 +332,14 @@ type installedJSON struct {
 	// MarketplaceFlags are "revoked" and "blocked", from the cached marketplace index (list only).
 	MarketplaceFlags []string `json:"marketplaceFlags,omitempty"`
 	Broken           string   `json:"broken,omitempty"`
-	RollbackVersion  string   `json:"rollbackVersion,omitempty"`
-	SettingsFile     string   `json:"settingsFile,omitempty"`
+	Disabled         bool     `json:"disabled,omitempty"`
+	// Warnings are what spirit's install would refuse and the apps accept.
+	Warnings []string `json:"warnings,omitempty"`
+	// InstalledByAnotherApp says that spirit's record no longer describes
+	// the installed package: the apps replaced it since.
+	InstalledByAnotherApp bool   `json:"installedByAnotherApp,omitempty"`
+	RollbackVersion       string `json:"rollbackVersion,omitempty"`
+	SettingsFile          string `json:"settingsFile,omitempty"`
 	// Permissions is the extension's sandbox grants (list and info only).
 	Permissions *sandbox.Policy `json:"permissions,omitempty"`
 }
@@ -305,6 +364,7 @@ func toInstalledJSON(in *install.Installed, rollback, settings string) installed
 	if in.Broken != nil {
 		j.Broken = in.Broken.Error()
 	}
+	j.Disabled, j.Warnings, j.InstalledByAnotherApp = in.Disabled, in.Warnings, in.StaleRecord != nil
 	if e := in.Entry; e != nil {
 		j.ArchiveFileName, j.InstallSource = e.ArchiveFileName, e.InstallSource
 	}
@@ -340,7 +400,7 @@ func runList(ctx context.Context, opts *ListOptions) error {
 	if err != nil {
 		return err
 	}
-	list, err := install.List(p)
+	list, err := install.ListAll(p)
 	if err != nil {
 		return err
 	}
@@ -366,12 +426,16 @@ func runList(ctx context.Context, opts *ListOptions) error {
 	}
 	fmt.Fprintln(w, "Extensions:")
 	for _, in := range list {
+		disabled := ""
+		if in.Disabled {
+			disabled = " (disabled)"
+		}
 		if in.Broken != nil {
-			termtext.Fprintf(w, "  - %s (broken)\n    id: %s\n    error: %v\n", in.DisplayName(), in.ID, in.Broken)
+			termtext.Fprintf(w, "  - %s (broken)%s\n    id: %s\n    error: %v\n", in.DisplayName(), disabled, in.ID, in.Broken)
 			continue
 		}
 		m := in.Manifest
-		termtext.Fprintf(w, "  - %s\n    id: %s\n    version: %s\n    installed_at: %d\n", m.Name, in.ID, m.Version, in.InstalledAtUnixMs)
+		termtext.Fprintf(w, "  - %s%s\n    id: %s\n    version: %s\n    installed_at: %d\n", m.Name, disabled, in.ID, m.Version, in.InstalledAtUnixMs)
 		if m.Description != "" {
 			termtext.Fprintf(w, "    description: %s\n", m.Description)
 		}
@@ -383,6 +447,12 @@ func runList(ctx context.Context, opts *ListOptions) error {
 		}
 		if in.Entry != nil && in.Entry.ArchiveFileName != "" {
 			termtext.Fprintf(w, "    source: %s\n", in.Entry.ArchiveFileName)
+		}
+		if in.StaleRecord != nil {
+			termtext.Fprintf(w, "    installed_by: another app (spirit's record of %s %s no longer applies)\n", in.ID, in.StaleRecord.Version)
+		}
+		for _, warning := range in.Warnings {
+			termtext.Fprintf(w, "    warning: %s\n", warning)
 		}
 		if pol := perms[in.ID]; !pol.IsDefault() {
 			fmt.Fprintf(w, "    permissions: %s\n", pol.Summary())
@@ -413,7 +483,11 @@ func newCmdInfo(f *Factory, runF func(*InfoOptions) error) *cobra.Command {
 		Example: "  spirit extension info @example/spirit-extension --json",
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.ID = args[0]
+			id, err := installedID(cmd.Context(), f, args[0])
+			if err != nil {
+				return err
+			}
+			opts.ID = id
 			if runF != nil {
 				return runF(opts)
 			}
@@ -453,6 +527,9 @@ func runInfo(opts *InfoOptions) error {
 	line("id", j.ID)
 	line("version", j.Version)
 	line("broken", j.Broken)
+	if j.Disabled {
+		line("disabled", "yes (invisible to the apps and the runtime; 'spirit extension enable "+j.ID+"' turns it back on)")
+	}
 	line("description", j.Description)
 	line("author", j.Author)
 	line("homepage", j.Homepage)
@@ -464,6 +541,13 @@ func runInfo(opts *InfoOptions) error {
 		for _, t := range j.Tools {
 			termtext.Fprintf(w, "  - %s: %s\n", t.Name, t.Description)
 		}
+	}
+	for _, warning := range j.Warnings {
+		line("warning", warning)
+	}
+	if in.StaleRecord != nil {
+		line("installed_by", fmt.Sprintf("another app (spirit installed %s from %s; that record no longer applies, so no source or integrity is claimed)",
+			in.StaleRecord.Version, install.DescribeOrigin(nil, in.StaleRecord)))
 	}
 	line("install_source", j.InstallSource)
 	line("source", j.Source)
@@ -484,8 +568,9 @@ func runInfo(opts *InfoOptions) error {
 
 // RemoveOptions are the inputs of `spirit extension remove`.
 type RemoveOptions struct {
-	f           *Factory
-	ID          string
+	f *Factory
+	// IDs are the extensions to remove (package names or marketplace ids).
+	IDs         []string
 	Purge       bool
 	LockTimeout time.Duration
 	// PurgeSecrets, when set, deletes the extension's secrets on --purge
@@ -506,13 +591,13 @@ func newCmdRemove(f *Factory, runF func(*RemoveOptions) error) *cobra.Command {
 		return newSecrets(f, p.DataDir).DeleteAll(id, m.SecretSlots)
 	}}
 	cmd := &cobra.Command{
-		Use:     "remove ID",
+		Use:     "remove ID…",
 		Aliases: []string{"uninstall"},
-		Short:   "Remove an installed extension (also a broken one)",
-		Example: "  spirit extension remove my-ext\n  spirit extension remove my-ext --purge",
-		Args:    cobra.ExactArgs(1),
+		Short:   "Remove installed extensions (also broken ones)",
+		Example: "  spirit extension remove my-ext\n  spirit extension remove my-ext other-ext --purge",
+		Args:    cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.ID = args[0]
+			opts.IDs = args
 			if runF != nil {
 				return runF(opts)
 			}
@@ -525,11 +610,22 @@ func newCmdRemove(f *Factory, runF func(*RemoveOptions) error) *cobra.Command {
 }
 
 func runRemove(ctx context.Context, opts *RemoveOptions) error {
-	id := strings.TrimSpace(opts.ID)
-	if id == "" {
-		return usageErrorf("Extension id cannot be empty")
+	for _, id := range opts.IDs {
+		if strings.TrimSpace(id) == "" {
+			return usageErrorf("Extension id cannot be empty")
+		}
 	}
 	in, err := opts.f.installer(opts.LockTimeout)
+	if err != nil {
+		return err
+	}
+	return forEachArg(opts.f, opts.IDs, func(arg string) (any, error) {
+		return nil, removeOne(ctx, opts, in, arg)
+	})
+}
+
+func removeOne(ctx context.Context, opts *RemoveOptions, in *install.Installer, arg string) error {
+	id, err := installedID(ctx, opts.f, strings.TrimSpace(arg))
 	if err != nil {
 		return err
 	}
@@ -577,12 +673,34 @@ func newCmdRollback(f *Factory, runF func(*RollbackOptions) error) *cobra.Comman
 	return cmd
 }
 
-func runRollback(ctx context.Context, opts *RollbackOptions) error {
+func runRollback(ctx context.Context, opts *RollbackOptions) (err error) {
 	in, err := opts.f.installer(opts.LockTimeout)
 	if err != nil {
 		return err
 	}
-	res, err := in.Rollback(ctx, strings.TrimSpace(opts.ID))
+	id, err := installedID(ctx, opts.f, strings.TrimSpace(opts.ID))
+	if err != nil {
+		return err
+	}
+	if _, _, gerr := install.Generation(in.Paths, id); errors.Is(gerr, install.ErrNoGeneration) {
+		// After a remove the id names no install; a marketplace id still
+		// names its package through the cached catalog.
+		if pkg := catalogPackages(ctx, opts.f)(id); pkg != "" {
+			id = pkg
+		}
+	}
+	if found, ferr := install.Find(in.Paths, id); ferr == nil && found.Disabled {
+		// A disabled extension rolls back and stays disabled.
+		if _, err := in.Enable(ctx, id); err != nil {
+			return err
+		}
+		defer func() {
+			if _, derr := in.Disable(ctx, id); derr != nil && err == nil {
+				err = derr
+			}
+		}()
+	}
+	res, err := in.Rollback(ctx, id)
 	if errors.Is(err, install.ErrNoGeneration) {
 		return withHint(err, "a version is kept only when an install replaces another")
 	}

@@ -22,20 +22,29 @@ type OutdatedOptions struct {
 	mo *marketplaceOptions
 	// AllowSHA1 lets the newer tarballs be read to see what they add.
 	AllowSHA1 bool
+	// NPMRegistry, when set, is asked about every npm install instead of
+	// the registry it was installed from.
+	NPMRegistry string
 }
 
 func newCmdOutdated(f *Factory, runF func(*OutdatedOptions) error) *cobra.Command {
 	opts := &OutdatedOptions{f: f, mo: &marketplaceOptions{}}
 	cmd := &cobra.Command{
 		Use:   "outdated",
-		Short: "Show installed extensions that the marketplace has newer versions of",
+		Short: "Show installed extensions that have newer versions, from the marketplace or npm",
 		Long: `For each extension installed from this marketplace index (its record names the
 index and the extension id; a package of the same name from anywhere else is not
 the marketplace's): the installed version, the newest version of its channel, and
 what that update adds — requested capabilities, tools, activation events, secret
 slots, and tools whose approval it loosens. Installed versions that are now
 revoked, or extensions now blocked, are flagged. The newer tarballs are downloaded
-(and cached) to read what they add.`,
+(and cached) to read what they add.
+
+For each npm install, like 'npm outdated': the current version, the wanted one
+(the newest that satisfies the range or dist-tag it was installed with) and the
+registry's latest. Folder, archive and URL installs are named and not checked.
+A source that cannot be reached is a warning on its rows; --offline uses the
+caches only.`,
 		Example: "  spirit extension outdated\n  spirit extension outdated --json",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -47,6 +56,7 @@ revoked, or extensions now blocked, are flagged. The newer tarballs are download
 	}
 	bindMarketplaceFlags(cmd, opts.mo)
 	cmd.Flags().BoolVar(&opts.AllowSHA1, "allow-sha1", false, "accept tarballs that only a sha1 digest verifies")
+	cmd.Flags().StringVar(&opts.NPMRegistry, "npm-registry", "", "npm registry URL to check every npm install against")
 	return cmd
 }
 
@@ -171,10 +181,12 @@ func runOutdated(ctx context.Context, opts *OutdatedOptions) error {
 	if err != nil {
 		return err
 	}
-	sts, installed, warnings, err := statuses(ctx, f, c, string(p.Host))
-	if err != nil {
-		return err
+	sts, installed, warnings, merr := statusesOrWarning(ctx, f, c, string(p.Host))
+	if installed == nil && merr != nil {
+		return merr
 	}
+	nc := &npmClients{f: f, cacheDir: p.CacheDir(), registry: opts.NPMRegistry, offline: opts.mo.Offline}
+	rows := sourceStatuses(ctx, nc, installed)
 	warnings = append(warnings, completeAdds(ctx, c, sts, installed, opts.AllowSHA1)...)
 	if f.Global.JSON {
 		if sts == nil {
@@ -183,12 +195,53 @@ func runOutdated(ctx context.Context, opts *OutdatedOptions) error {
 		if warnings == nil {
 			warnings = []catalog.Warning{}
 		}
+		if rows == nil {
+			rows = []sourceStatus{}
+		}
 		return writeJSON(f.IO.Out, struct {
 			Extensions []catalog.Status  `json:"extensions"`
+			Sources    []sourceStatus    `json:"sources"`
 			Warnings   []catalog.Warning `json:"warnings"`
-		}{sts, warnings})
+		}{sts, rows, warnings})
 	}
 	printWarnings(f.IO.ErrOut, warnings)
+	if merr == nil {
+		if err := printMarketplaceOutdated(f, sts); err != nil {
+			return err
+		}
+	}
+	return printSourceStatuses(f, rows, opts.mo.Offline)
+}
+
+// statusesOrWarning is statuses, with a marketplace index that cannot be
+// read turned into a warning (when a marketplace install needs it) and
+// the installs still listed. Only a failure to list the installs is
+// returned with installed nil.
+func statusesOrWarning(ctx context.Context, f *Factory, c *catalog.Client, host string) ([]catalog.Status, []install.Installed, []catalog.Warning, error) {
+	sts, installed, warnings, err := statuses(ctx, f, c, host)
+	if err == nil {
+		return sts, installed, warnings, nil
+	}
+	p, perr := f.Paths()
+	if perr != nil {
+		return nil, nil, nil, perr
+	}
+	list, lerr := install.List(p)
+	if lerr != nil {
+		return nil, nil, nil, lerr
+	}
+	for i := range list {
+		if install.KindOf(list[i].Record) == install.KindMarketplace {
+			warnings = append(warnings, catalog.Warning{Pointer: catalog.IndexName(c.Source()),
+				Message: "marketplace extensions not checked: " + err.Error()})
+			break
+		}
+	}
+	return nil, list, warnings, err
+}
+
+// printMarketplaceOutdated writes the marketplace part of outdated.
+func printMarketplaceOutdated(f *Factory, sts []catalog.Status) error {
 	var rows []catalog.Status
 	for _, st := range sts {
 		if st.Outdated || st.Revoked || st.Blocked || st.Error != "" {
@@ -235,16 +288,24 @@ type UpdateOptions struct {
 	ReviewAcknowledged bool
 	AllowSHA1          bool
 	LockTimeout        time.Duration
+	// Latest installs npm's latest version, past the range asked for.
+	Latest bool
+	// NPMRegistry, when set, is used for every npm install.
+	NPMRegistry string
 }
 
 func newCmdUpdate(f *Factory, runF func(*UpdateOptions) error) *cobra.Command {
 	opts := &UpdateOptions{f: f, mo: &marketplaceOptions{}}
 	cmd := &cobra.Command{
 		Use:   "update [ID… | --all]",
-		Short: "Install the newest version of each channel for installed marketplace extensions",
-		Long: `Install the newest version of its channel for each named extension (installed id
-or marketplace id), or for every outdated one with --all. Only extensions installed
-from this marketplace index are updated. An update that adds requested
+		Short: "Install the wanted version of installed marketplace and npm extensions",
+		Long: `Install the wanted version for each named extension (installed id or marketplace
+id), or for every outdated one with --all: for a marketplace install the newest
+version of its channel, for an npm install the newest that satisfies the range or
+dist-tag it was installed with (--latest: the registry's latest, asking at a
+terminal when the major version changes; the recorded range then follows it).
+Only extensions installed from this marketplace index are updated from it; folder,
+archive and URL installs are skipped with a note. An update that adds requested
 capabilities, tools, activation events or secret slots, or that loosens a tool's
 approval (need-approval becoming allowed), is applied only with --yes or a yes at
 the prompt that lists it; the capabilities are then recorded as granted. The
@@ -272,6 +333,8 @@ replaced version is kept for 'spirit extension rollback'.`,
 	fl.BoolVar(&opts.ReviewAcknowledged, "review-acknowledged", false, "accept newer versions that are not verified")
 	fl.BoolVar(&opts.AllowSHA1, "allow-sha1", false, "accept tarballs that only a sha1 digest verifies")
 	fl.DurationVar(&opts.LockTimeout, "lock-timeout", install.DefaultLockTimeout, "how long to wait for another spirit command")
+	fl.BoolVar(&opts.Latest, "latest", false, "install npm's latest version, past the range the extension was installed with")
+	fl.StringVar(&opts.NPMRegistry, "npm-registry", "", "npm registry URL for every npm install")
 	return cmd
 }
 
@@ -281,7 +344,8 @@ type updateResultJSON struct {
 	From     string             `json:"from"`
 	To       string             `json:"to,omitempty"`
 	Channel  string             `json:"channel,omitempty"`
-	Status   string             `json:"status"` // updated | up-to-date | refused | failed
+	Status   string             `json:"status"` // updated | up-to-date | refused | failed | skipped
+	Kind     string             `json:"kind,omitempty"`
 	Adds     *catalog.Additions `json:"adds,omitempty"`
 	Error    string             `json:"error,omitempty"`
 	Granted  []string           `json:"grantedCapabilities,omitempty"`
@@ -295,28 +359,62 @@ func runUpdate(ctx context.Context, opts *UpdateOptions) error {
 		return err
 	}
 	host := string(p.Host)
-	sts, installed, warnings, err := statuses(ctx, f, c, host)
-	if err != nil {
-		return err
+	sts, installed, warnings, merr := statusesOrWarning(ctx, f, c, host)
+	if installed == nil && merr != nil {
+		return merr
 	}
 	if !f.Global.JSON {
 		printWarnings(f.IO.ErrOut, warnings)
 	}
+	nc := &npmClients{f: f, cacheDir: p.CacheDir(), registry: opts.NPMRegistry, offline: opts.mo.Offline}
+	rows := sourceStatuses(ctx, nc, installed)
 	var targets []catalog.Status
+	var npmTargets []*sourceStatus
+	var skipped []updateResultJSON
 	if opts.All {
 		for _, st := range sts {
 			if st.Outdated {
 				targets = append(targets, st)
 			}
 		}
+		for i := range rows {
+			if rows[i].Kind == rowNPM && newer(rows[i].target(opts.Latest), rows[i].Current) {
+				npmTargets = append(npmTargets, &rows[i])
+			}
+		}
 	} else {
-		for _, id := range opts.IDs {
+		for _, arg := range opts.IDs {
+			id, err := installedID(ctx, f, arg)
+			if err != nil {
+				return err
+			}
 			found := false
 			for _, st := range sts {
 				if st.ID == id || st.ExtensionID == id {
 					targets, found = append(targets, st), true
 					break
 				}
+			}
+			for i := range rows {
+				if found || rows[i].ID != id {
+					continue
+				}
+				found = true
+				if rows[i].Kind == rowNPM {
+					npmTargets = append(npmTargets, &rows[i])
+					continue
+				}
+				r := updateResultJSON{ID: id, From: rows[i].Current, Kind: rows[i].Kind, Status: "skipped"}
+				in := rows[i].in
+				r.Error = fmt.Sprintf("%s is installed from %s (%s); update does not replace %s installs",
+					id, install.DescribeOrigin(in.Entry, in.Record), rows[i].Kind, rows[i].Kind)
+				skipped = append(skipped, r)
+				if !f.Global.JSON {
+					termtext.Fprintf(f.IO.ErrOut, "Skipped: %s\nHint: to replace it with the marketplace's version: 'spirit extension marketplace install %s --replace'; to update it, install the new version with --replace\n", r.Error, id)
+				}
+			}
+			if !found && merr != nil {
+				return merr
 			}
 			if !found {
 				if in := findInstalled(installed, id); in != nil {
@@ -333,7 +431,7 @@ func runUpdate(ctx context.Context, opts *UpdateOptions) error {
 	if err != nil {
 		return err
 	}
-	results := []updateResultJSON{}
+	results := append([]updateResultJSON{}, skipped...)
 	failed := 0
 	w := f.IO.Out
 	for _, st := range targets {
@@ -381,13 +479,53 @@ func runUpdate(ctx context.Context, opts *UpdateOptions) error {
 		}
 		results = append(results, r)
 	}
+	for _, st := range npmTargets {
+		r := updateResultJSON{ID: st.ID, From: st.Current, Kind: rowNPM}
+		to := st.target(opts.Latest)
+		switch {
+		case st.Warning != "":
+			r.Status, r.Error = "failed", st.Warning
+		case !newer(to, st.Current):
+			r.Status = "up-to-date"
+			if !f.Global.JSON {
+				termtext.Fprintf(w, "%s is up to date (%s, wanted %s, latest %s).\n", st.ID, st.Current, st.Wanted, st.Latest)
+			}
+			results = append(results, r)
+			continue
+		}
+		if r.Status == "" {
+			r.To = to
+			res, err := updateNPM(ctx, opts, nc, in, st)
+			if err != nil {
+				r.Status, r.Error = "failed", err.Error()
+				if errors.Is(err, errNotConsented) {
+					r.Status = "refused"
+				}
+			} else {
+				r.Status, r.Granted, r.Rollback = "updated", res.Record.GrantedCapabilities, res.Previous
+				if !f.Global.JSON {
+					termtext.Fprintf(w, "Updated %s %s → %s (npm %s)\n", st.ID, st.Current, to, res.Record.Source)
+				}
+			}
+		}
+		if r.Status != "updated" {
+			failed++
+			if !f.Global.JSON {
+				termtext.Fprintf(f.IO.ErrOut, "Error: %s: %s\n", st.ID, r.Error)
+				if r.Status == "refused" {
+					fmt.Fprintln(f.IO.ErrOut, "Hint: pass --yes to accept what it adds")
+				}
+			}
+		}
+		results = append(results, r)
+	}
 	if f.Global.JSON {
 		if err := writeJSON(w, struct {
 			Updates []updateResultJSON `json:"updates"`
 		}{results}); err != nil {
 			return err
 		}
-	} else if len(targets) == 0 {
+	} else if len(targets) == 0 && len(npmTargets) == 0 && len(skipped) == 0 {
 		fmt.Fprintln(w, "All marketplace extensions are up to date.")
 	}
 	if failed > 0 {

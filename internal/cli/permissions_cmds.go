@@ -95,9 +95,9 @@ func runPermissions(ctx context.Context, opts *PermissionsOptions) error {
 	if err != nil {
 		return err
 	}
-	ext, err := install.Find(p, opts.ID)
+	ext, err := lookupInstalled(ctx, f, opts.ID)
 	if err != nil {
-		return withHint(err, "see 'spirit extension list' for the installed ids")
+		return err
 	}
 	pol, err := install.Permissions(p, ext.ID)
 	if err != nil {

@@ -55,7 +55,11 @@ func newCmdSettingsAction(f *Factory, action, use, short string, args cobra.Posi
 		Example: example,
 		Args:    args,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.ID = args[0]
+			id, err := installedID(cmd.Context(), f, args[0])
+			if err != nil {
+				return err
+			}
+			opts.ID = id
 			if len(args) > 1 {
 				opts.Key = args[1]
 			}
@@ -233,7 +237,11 @@ func newCmdSecretsAction(f *Factory, action, use, short string, args cobra.Posit
 		Example: example,
 		Args:    args,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.ID = args[0]
+			id, err := installedID(cmd.Context(), f, args[0])
+			if err != nil {
+				return err
+			}
+			opts.ID = id
 			if len(args) > 1 {
 				opts.Key = strings.TrimSpace(args[1])
 			}
