@@ -20,7 +20,7 @@ type kindError struct {
 	err  error
 }
 
-func (e *kindError) Error() string   { return e.err.Error() }
+func (e *kindError) Error() string { return e.err.Error() }
 func (e *kindError) Unwrap() []error {
 	if inner := errors.Unwrap(e.err); inner != nil {
 		return []error{e.kind, inner}
