@@ -103,6 +103,10 @@ type Request struct {
 	// Check, when set, is called with the incoming manifest under the
 	// lock, before anything is written; its error aborts the install.
 	Check func(m *manifest.Manifest) error
+	// evictOnMismatch is a cached artifact (Path) that nothing verified
+	// before the install: it is removed when its bytes do not match
+	// Integrity, so that the next install downloads it again.
+	evictOnMismatch string
 }
 
 // Result is a finished install.
@@ -187,8 +191,16 @@ func randomName() string {
 // existing install is refused unless req.Replace, and a replaced version is
 // kept as the rollback generation.
 func (in *Installer) Install(ctx context.Context, req Request) (*Result, error) {
+	// An unverified cached artifact that turns out unreadable or different
+	// from its digest is removed, so that the next install fetches it again.
+	evict := func() {
+		if req.evictOnMismatch != "" {
+			os.Remove(req.evictOnMismatch)
+		}
+	}
 	format, err := DetectFormat(req.Path)
 	if err != nil {
+		evict()
 		return nil, err
 	}
 	unlock, err := in.lock(ctx)
@@ -225,6 +237,7 @@ func (in *Installer) Install(ctx context.Context, req Request) (*Result, error) 
 			return nil, err
 		}
 		if err := checkIntegrity(req, digest); err != nil {
+			evict()
 			return nil, err
 		}
 	case FormatDir:
@@ -241,11 +254,15 @@ func (in *Installer) Install(ctx context.Context, req Request) (*Result, error) 
 	data, err := extract(ctx, src, format, rs, in.Progress, tee)
 	rs.close()
 	if err != nil {
+		if format == FormatTgz && ctx.Err() == nil {
+			evict()
+		}
 		return nil, err
 	}
 	integrity := ""
 	if digest != nil {
 		if err := checkIntegrity(req, digest); err != nil {
+			evict()
 			return nil, err
 		}
 		integrity = sriOf(digest)

@@ -30,7 +30,7 @@ import (
 
 type command struct {
 	name, setup, run string
-	times            []time.Duration
+	times, cpu       []time.Duration
 }
 
 func main() {
@@ -70,26 +70,28 @@ func main() {
 				fail(err)
 			}
 			if c.setup != "" {
-				if _, err := runOnce(c.setup, dir); err != nil {
+				if _, _, err := runOnce(c.setup, dir); err != nil {
 					fail(fmt.Errorf("%s setup: %w", c.name, err))
 				}
 			}
-			d, err := runOnce(c.run, dir)
+			d, cpu, err := runOnce(c.run, dir)
 			if err != nil {
 				fail(fmt.Errorf("%s: %w", c.name, err))
 			}
 			if round >= 0 {
 				c.times = append(c.times, d)
+				c.cpu = append(c.cpu, cpu)
 			}
 		}
 	}
 	if *title != "" {
 		fmt.Println(*title)
 	}
-	fmt.Printf("  %-22s %9s %9s %9s   %s\n", "command", "min", "median", "max", "(ms, "+fmt.Sprint(*runs)+" alternating runs)")
+	fmt.Printf("  %-22s %9s %9s %9s %9s   %s\n", "command", "min", "median", "max", "cpu", "(ms, "+fmt.Sprint(*runs)+" alternating runs; cpu: median user+sys)")
 	for _, c := range cmds {
 		slices.Sort(c.times)
-		fmt.Printf("  %-22s %9s %9s %9s\n", c.name, ms(c.times[0]), ms(median(c.times)), ms(c.times[len(c.times)-1]))
+		slices.Sort(c.cpu)
+		fmt.Printf("  %-22s %9s %9s %9s %9s\n", c.name, ms(c.times[0]), ms(median(c.times)), ms(c.times[len(c.times)-1]), ms(median(c.cpu)))
 	}
 	for _, o := range cmds[1:] {
 		first := cmds[0]
@@ -108,8 +110,9 @@ func median(t []time.Duration) time.Duration {
 
 func ms(d time.Duration) string { return fmt.Sprintf("%.1f", float64(d)/float64(time.Millisecond)) }
 
-// runOnce runs cmd with {dir} replaced and returns its wall time.
-func runOnce(cmd, dir string) (time.Duration, error) {
+// runOnce runs cmd with {dir} replaced and returns its wall time and the
+// CPU time (user and system) of it and the children it waited for.
+func runOnce(cmd, dir string) (time.Duration, time.Duration, error) {
 	cmd = strings.ReplaceAll(cmd, "{dir}", dir)
 	var c *exec.Cmd
 	if strings.ContainsAny(cmd, "|&;<>()$`\\\"'*?[]#~=%") {
@@ -131,9 +134,9 @@ func runOnce(cmd, dir string) (time.Duration, error) {
 	err := c.Run()
 	d := time.Since(start)
 	if err != nil {
-		return 0, fmt.Errorf("%s: %w: %s", cmd, err, strings.TrimSpace(stderr.String()))
+		return 0, 0, fmt.Errorf("%s: %w: %s", cmd, err, strings.TrimSpace(stderr.String()))
 	}
-	return d, nil
+	return d, c.ProcessState.UserTime() + c.ProcessState.SystemTime(), nil
 }
 
 func fail(err error) {
