@@ -93,7 +93,14 @@ func List(p *paths.Paths) ([]Installed, error) {
 			continue
 		}
 		in := Installed{Dir: full}
-		m, verr := loadManifest(data, full, "")
+		// Bytes that are the ones validated at install (the record keeps
+		// their digest) skip the schema pass.
+		trusted := false
+		if e := byDir[de.Name()]; e != nil {
+			r := recs[e.ID]
+			trusted = r != nil && r.DirectoryName == de.Name() && r.ManifestDigest != "" && r.ManifestDigest == bytesSRI(data)
+		}
+		m, verr := validManifest(data, full, manifest.Options{Trusted: trusted})
 		if verr != nil {
 			in.Broken = verr
 			switch {
@@ -158,7 +165,12 @@ func Find(p *paths.Paths, id string) (*Installed, error) {
 
 // loadManifest validates package.json bytes against the package in dir.
 func loadManifest(data []byte, dir, host string) (*manifest.Manifest, error) {
-	rep := manifest.Validate(data, manifest.DirFS(dir), manifest.Options{Host: host})
+	return validManifest(data, dir, manifest.Options{Host: host})
+}
+
+// validManifest is loadManifest with every option of manifest.Validate.
+func validManifest(data []byte, dir string, opts manifest.Options) (*manifest.Manifest, error) {
+	rep := manifest.Validate(data, manifest.DirFS(dir), opts)
 	if err := rep.Err(); err != nil {
 		return rep.Manifest, err
 	}
