@@ -103,10 +103,10 @@ type Request struct {
 	// Check, when set, is called with the incoming manifest under the
 	// lock, before anything is written; its error aborts the install.
 	Check func(m *manifest.Manifest) error
-	// evictOnMismatch is a cached artifact (Path) that nothing verified
-	// before the install: it is removed when its bytes do not match
-	// Integrity, so that the next install downloads it again.
-	evictOnMismatch string
+	// EvictOnMismatch is a cached artifact (Path) that nothing verified
+	// before the install: it is removed when it is unreadable or its bytes
+	// do not match Integrity, so that the next install downloads it again.
+	EvictOnMismatch string
 }
 
 // Result is a finished install.
@@ -194,8 +194,8 @@ func (in *Installer) Install(ctx context.Context, req Request) (*Result, error) 
 	// An unverified cached artifact that turns out unreadable or different
 	// from its digest is removed, so that the next install fetches it again.
 	evict := func() {
-		if req.evictOnMismatch != "" {
-			os.Remove(req.evictOnMismatch)
+		if req.EvictOnMismatch != "" {
+			os.Remove(req.EvictOnMismatch)
 		}
 	}
 	format, err := DetectFormat(req.Path)

@@ -113,7 +113,7 @@ func (a *Artifact) Request(replace, allowDowngrade bool) Request {
 		MarketplaceIndex: a.MarketplaceIndex, MarketplaceID: a.MarketplaceID,
 		Channel: a.Channel, ReviewStatus: a.ReviewStatus,
 		ExpectName: a.ExpectName, ExpectVersion: a.ExpectVersion,
-		evictOnMismatch: a.evict,
+		EvictOnMismatch: a.evict,
 	}
 }
 
