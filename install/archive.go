@@ -4,7 +4,6 @@ import (
 	"archive/tar"
 	"archive/zip"
 	"bufio"
-	"compress/gzip"
 	"context"
 	"errors"
 	"fmt"
@@ -424,31 +423,17 @@ func (x *extraction) zip(src string, s sink) error {
 	return nil
 }
 
-// countingReader counts the compressed bytes read from a tarball.
-type countingReader struct {
-	r io.Reader
-	n int64
+// ratioNamer turns the inflater's errRatio into an *EntryError naming the
+// entry being read when the stream broke the ratio.
+type ratioNamer struct {
+	r    io.Reader
+	name *string
 }
 
-func (c *countingReader) Read(p []byte) (int, error) {
-	n, err := c.r.Read(p)
-	c.n += int64(n)
-	return n, err
-}
-
-// ratioReader refuses a gzip stream that expands more than MaxRatio:1.
-type ratioReader struct {
-	r          io.Reader
-	compressed *countingReader
-	n          int64
-	name       *string
-}
-
-func (r *ratioReader) Read(p []byte) (int, error) {
+func (r ratioNamer) Read(p []byte) (int, error) {
 	n, err := r.r.Read(p)
-	r.n += int64(n)
-	if r.n > ratioFloor && r.n > MaxRatio*r.compressed.n {
-		return n, entryErr(*r.name, ErrRatio)
+	if errors.Is(err, errRatio) {
+		err = entryErr(*r.name, ErrRatio)
 	}
 	return n, err
 }
@@ -468,15 +453,14 @@ func (x *extraction) tgz(src string, s sink) error {
 		raw = io.TeeReader(f, x.digest)
 	}
 	buf := bufio.NewReaderSize(raw, 1<<16)
-	cr := &countingReader{r: buf}
-	zr, err := gzip.NewReader(cr)
+	cr := &compressedCounter{r: buf}
+	zr, err := newInflater(cr)
 	if err != nil {
 		return fmt.Errorf("%w: not a gzip file: %v", ErrCorrupt, err)
 	}
-	defer zr.Close()
+	defer zr.close()
 	current := ""
-	rr := &ratioReader{r: zr, compressed: cr, name: &current}
-	tr := tar.NewReader(rr)
+	tr := tar.NewReader(ratioNamer{r: zr, name: &current})
 	sawRoot := false
 	for {
 		hdr, err := tr.Next()
@@ -538,7 +522,7 @@ func (x *extraction) tgz(src string, s sink) error {
 		if err := x.copyFile(s, hdr.Name, rel, hdr.Mode&0o111 != 0, hdr.Size, tr); err != nil {
 			return err
 		}
-		progressExtracting(x.progress, cr.n, fi.Size())
+		progressExtracting(x.progress, cr.n.Load(), fi.Size())
 	}
 	switch {
 	case !sawRoot:
@@ -547,6 +531,7 @@ func (x *extraction) tgz(src string, s sink) error {
 		return ErrMissingTarJSON
 	}
 	if x.digest != nil {
+		zr.close() // buf is ours again
 		if _, err := io.Copy(io.Discard, buf); err != nil {
 			return fmt.Errorf("%w: %s: %v", ErrCorrupt, src, err)
 		}

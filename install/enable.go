@@ -241,7 +241,7 @@ func ListDisabled(p *paths.Paths) ([]Installed, error) {
 			continue
 		}
 		in := Installed{ID: id, Dir: full, Disabled: true}
-		m, warnings, verr := loadInstalled(data, full)
+		m, warnings, verr := loadInstalled(data, full, false)
 		in.Warnings = warnings
 		if verr != nil {
 			in.Broken = verr

@@ -114,6 +114,10 @@ type Request struct {
 	// Check, when set, is called with the incoming manifest under the
 	// lock, before anything is written; its error aborts the install.
 	Check func(m *manifest.Manifest) error
+	// EvictOnMismatch is a cached artifact (Path) that nothing verified
+	// before the install: it is removed when it is unreadable or its bytes
+	// do not match Integrity, so that the next install downloads it again.
+	EvictOnMismatch string
 }
 
 // Result is a finished install.
@@ -221,8 +225,16 @@ func randomName() string {
 // existing install is refused unless req.Replace, and a replaced version is
 // kept as the rollback generation.
 func (in *Installer) Install(ctx context.Context, req Request) (*Result, error) {
+	// An unverified cached artifact that turns out unreadable or different
+	// from its digest is removed, so that the next install fetches it again.
+	evict := func() {
+		if req.EvictOnMismatch != "" {
+			os.Remove(req.EvictOnMismatch)
+		}
+	}
 	format, err := DetectFormat(req.Path)
 	if err != nil {
+		evict()
 		return nil, err
 	}
 	unlock, err := in.lock(ctx)
@@ -259,6 +271,7 @@ func (in *Installer) Install(ctx context.Context, req Request) (*Result, error) 
 			return nil, err
 		}
 		if err := checkIntegrity(req, digest); err != nil {
+			evict()
 			return nil, err
 		}
 	case FormatDir:
@@ -275,11 +288,15 @@ func (in *Installer) Install(ctx context.Context, req Request) (*Result, error) 
 	data, err := extract(ctx, src, format, rs, in.Progress, tee)
 	rs.close()
 	if err != nil {
+		if format == FormatTgz && ctx.Err() == nil {
+			evict()
+		}
 		return nil, err
 	}
 	integrity := ""
 	if digest != nil {
 		if err := checkIntegrity(req, digest); err != nil {
+			evict()
 			return nil, err
 		}
 		integrity = sriOf(digest)

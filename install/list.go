@@ -101,7 +101,14 @@ func List(p *paths.Paths) ([]Installed, error) {
 			continue
 		}
 		in := Installed{Dir: full}
-		m, warnings, verr := loadInstalled(data, full)
+		// Bytes that are the ones validated at install (the record keeps
+		// their digest) skip the schema pass.
+		trusted := false
+		if e := byDir[de.Name()]; e != nil {
+			r := recs[e.ID]
+			trusted = r != nil && r.DirectoryName == de.Name() && r.ManifestDigest != "" && r.ManifestDigest == bytesSRI(data)
+		}
+		m, warnings, verr := loadInstalled(data, full, trusted)
 		in.Warnings = warnings
 		if verr != nil {
 			in.Broken = verr
@@ -177,8 +184,8 @@ func ListAll(p *paths.Paths) ([]Installed, error) {
 // loadInstalled validates the package.json bytes of an installed package by
 // the apps' rules; what only spirit's install refuses comes back as
 // warnings.
-func loadInstalled(data []byte, dir string) (*manifest.Manifest, []string, error) {
-	rep := manifest.Validate(data, manifest.DirFS(dir), manifest.Options{Installed: true})
+func loadInstalled(data []byte, dir string, trusted bool) (*manifest.Manifest, []string, error) {
+	rep := manifest.Validate(data, manifest.DirFS(dir), manifest.Options{Installed: true, Trusted: trusted})
 	if err := rep.Err(); err != nil {
 		return rep.Manifest, nil, err
 	}
@@ -205,7 +212,12 @@ func stale(r *Record, version string, manifestData []byte) bool {
 
 // loadManifest validates package.json bytes against the package in dir.
 func loadManifest(data []byte, dir, host string) (*manifest.Manifest, error) {
-	rep := manifest.Validate(data, manifest.DirFS(dir), manifest.Options{Host: host})
+	return validManifest(data, dir, manifest.Options{Host: host})
+}
+
+// validManifest is loadManifest with every option of manifest.Validate.
+func validManifest(data []byte, dir string, opts manifest.Options) (*manifest.Manifest, error) {
+	rep := manifest.Validate(data, manifest.DirFS(dir), opts)
 	if err := rep.Err(); err != nil {
 		return rep.Manifest, err
 	}

@@ -81,6 +81,9 @@ type Artifact struct {
 	NPMRegistry string
 
 	cleanup []func()
+	// evict is a cache file that was not verified before the install; the
+	// install removes it when its bytes do not match Integrity.
+	evict string
 }
 
 // OnClose registers fn to run at Close (an injected resolver uses it to
@@ -113,6 +116,7 @@ func (a *Artifact) Request(replace, allowDowngrade bool) Request {
 		Channel: a.Channel, ReviewStatus: a.ReviewStatus,
 		ExpectName: a.ExpectName, ExpectVersion: a.ExpectVersion,
 		SourceKind: a.Kind, NPMRegistry: a.NPMRegistry,
+		EvictOnMismatch: a.evict,
 	}
 }
 
@@ -120,6 +124,12 @@ func (a *Artifact) Request(replace, allowDowngrade bool) Request {
 type NPMClient interface {
 	Resolve(ctx context.Context, spec npm.Spec) (*npm.Resolved, error)
 	FetchTarball(ctx context.Context, r *npm.Resolved) (*npm.Tarball, error)
+}
+
+// lazyNPMClient is an NPMClient that can hand over a cached tarball
+// without reading it (*npm.Client is one), for the install to hash.
+type lazyNPMClient interface {
+	FetchTarballLazy(ctx context.Context, r *npm.Resolved) (*npm.Tarball, error)
 }
 
 // MarketplaceRef is what a marketplace source names.
@@ -284,9 +294,17 @@ func (r *Resolver) resolveNPM(ctx context.Context, a *Artifact) (*Artifact, erro
 	if err != nil {
 		return nil, err
 	}
-	tb, err := client.FetchTarball(ctx, res)
+	var tb *npm.Tarball
+	if lc, ok := client.(lazyNPMClient); ok {
+		tb, err = lc.FetchTarballLazy(ctx, res)
+	} else {
+		tb, err = client.FetchTarball(ctx, res)
+	}
 	if err != nil {
 		return nil, err
+	}
+	if tb.Unverified {
+		a.evict = tb.Path // hashed once, by the install; removed if it does not match
 	}
 	if tb.Temporary {
 		a.OnClose(func() { os.Remove(tb.Path) })

@@ -82,22 +82,42 @@ func fileMode(exec bool) fs.FileMode {
 }
 
 // rootSink writes into a directory through an os.Root, so no name can
-// leave it, whatever the checks before missed.
+// leave it, whatever the checks before missed. Each file is created with
+// one open: the directory it goes in is held open as an os.Root of its own
+// (a few at a time), so the name opened is a single component; and the
+// mode is set by fchmod only when the umask would change it.
 type rootSink struct {
 	root *os.Root
 	dirs map[string]bool
+	held map[string]*os.Root // open directories, at most maxHeldDirs
 	buf  []byte
+	mask fs.FileMode // the process umask, or 0o777 when it is not known
 }
+
+// maxHeldDirs bounds the directories a rootSink keeps open: archives list
+// files directory by directory, so a few are enough.
+const maxHeldDirs = 16
 
 func newRootSink(dir string) (*rootSink, error) {
 	r, err := os.OpenRoot(dir)
 	if err != nil {
 		return nil, err
 	}
-	return &rootSink{root: r, dirs: map[string]bool{".": true}, buf: make([]byte, 256<<10)}, nil
+	return &rootSink{root: r, dirs: map[string]bool{".": true}, held: map[string]*os.Root{},
+		buf: make([]byte, 256<<10), mask: processUmask()}, nil
 }
 
-func (s *rootSink) close() error { return s.root.Close() }
+func (s *rootSink) close() error {
+	s.dropHeld()
+	return s.root.Close()
+}
+
+func (s *rootSink) dropHeld() {
+	for k, r := range s.held {
+		r.Close()
+		delete(s.held, k)
+	}
+}
 
 func (s *rootSink) mkdir(name string) error {
 	if s.dirs[name] {
@@ -110,17 +130,42 @@ func (s *rootSink) mkdir(name string) error {
 	return nil
 }
 
+// dir returns the held directory name (relative to the root).
+func (s *rootSink) dir(name string) (*os.Root, error) {
+	if name == "." {
+		return s.root, nil
+	}
+	if r, ok := s.held[name]; ok {
+		return r, nil
+	}
+	if len(s.held) >= maxHeldDirs {
+		s.dropHeld()
+	}
+	r, err := s.root.OpenRoot(name)
+	if err != nil {
+		return nil, err
+	}
+	s.held[name] = r
+	return r, nil
+}
+
 func (s *rootSink) file(name string, exec bool, r io.Reader) error {
-	if err := s.mkdir(path.Dir(name)); err != nil {
+	parent, base := path.Split(name)
+	parent = path.Clean(parent)
+	if err := s.mkdir(parent); err != nil {
+		return err
+	}
+	d, err := s.dir(parent)
+	if err != nil {
 		return err
 	}
 	mode := fileMode(exec)
-	f, err := s.root.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
+	f, err := d.OpenFile(base, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
 	if err != nil {
 		return err
 	}
 	_, err = io.CopyBuffer(onlyWriter{f}, r, s.buf)
-	if err == nil {
+	if err == nil && mode&s.mask != 0 {
 		err = f.Chmod(mode) // the umask must not change the fixed mode
 	}
 	if cerr := f.Close(); err == nil {

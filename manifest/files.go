@@ -53,27 +53,49 @@ func lookupPath(p string) string { return strings.TrimPrefix(p, "./") }
 var ErrEscapes = errors.New("path escapes the package through a symlink")
 
 // DirFS returns the package directory root as a file system whose Open
-// refuses paths that resolve, through symlinks, outside root.
-func DirFS(root string) fs.FS { return dirFS{root: root} }
+// (and Stat) refuse paths that resolve, through symlinks, outside root.
+func DirFS(root string) fs.FS {
+	return &dirFS{root: sync.OnceValues(func() (string, error) { return filepath.EvalSymlinks(root) })}
+}
 
-type dirFS struct{ root string }
+// dirFS resolves its root once: a manifest names several files, and a list
+// of installed extensions validates hundreds of manifests.
+type dirFS struct{ root func() (string, error) }
 
-func (d dirFS) Open(name string) (fs.File, error) {
+// resolve returns the real path of name, inside the root.
+func (d *dirFS) resolve(op, name string) (string, error) {
 	if !fs.ValidPath(name) {
-		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrInvalid}
+		return "", &fs.PathError{Op: op, Path: name, Err: fs.ErrInvalid}
 	}
-	root, err := filepath.EvalSymlinks(d.root)
+	root, err := d.root()
 	if err != nil {
-		return nil, &fs.PathError{Op: "open", Path: name, Err: err}
+		return "", &fs.PathError{Op: op, Path: name, Err: err}
 	}
 	full, err := filepath.EvalSymlinks(filepath.Join(root, filepath.FromSlash(name)))
 	if err != nil {
-		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrNotExist}
+		return "", &fs.PathError{Op: op, Path: name, Err: fs.ErrNotExist}
 	}
 	if rel, err := filepath.Rel(root, full); err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-		return nil, &fs.PathError{Op: "open", Path: name, Err: ErrEscapes}
+		return "", &fs.PathError{Op: op, Path: name, Err: ErrEscapes}
+	}
+	return full, nil
+}
+
+func (d *dirFS) Open(name string) (fs.File, error) {
+	full, err := d.resolve("open", name)
+	if err != nil {
+		return nil, err
 	}
 	return os.Open(full)
+}
+
+// Stat is Open and Stat without opening the file.
+func (d *dirFS) Stat(name string) (fs.FileInfo, error) {
+	full, err := d.resolve("stat", name)
+	if err != nil {
+		return nil, err
+	}
+	return os.Stat(full)
 }
 
 // checkFile looks up a file the manifest names: it must exist, be a

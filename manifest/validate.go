@@ -29,6 +29,11 @@ type Options struct {
 	// schemas that are not JSON Schemas of type object, duplicate tool
 	// names) is a warning, so spirit exposes what the apps expose.
 	Installed bool
+	// Trusted says that these exact bytes passed Validate before (an
+	// install records their digest): the JSON Schema pass and the
+	// compilation of the tools' schemas are skipped. The Manifest is built
+	// as always, and the rules that look at files still run.
+	Trusted bool
 }
 
 // Validate checks package.json bytes and reports every problem. fsys is the
@@ -98,12 +103,14 @@ func (v *validator) validate(doc any, opts Options) {
 		return
 	}
 	normalizeRecords(root)
-	fails, err := schemaFailures(root)
-	if err != nil {
-		v.errorf("", "internal error: the manifest schema failed: %v", err)
-		return
+	if !opts.Trusted {
+		fails, err := schemaFailures(root)
+		if err != nil {
+			v.errorf("", "internal error: the manifest schema failed: %v", err)
+			return
+		}
+		v.fails = fails
 	}
-	v.fails = fails
 	v.m = &Manifest{SchemaVersion: 1}
 	v.report.Manifest = v.m
 	if t, ok := root["type"].(string); ok {
@@ -147,7 +154,9 @@ func (v *validator) validate(doc any, opts Options) {
 	}
 	if hasSE {
 		v.uiPairing()
-		v.toolSchemas(opts.Installed)
+		if !opts.Trusted {
+			v.toolSchemas(opts.Installed)
+		}
 		v.files()
 		v.warnings(root)
 		if opts.Host != "" && v.fail("/spiritExtension/supportedHosts") == failNone && len(v.m.SupportedHosts) > 0 && !v.m.SupportsHost(opts.Host) {

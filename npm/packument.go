@@ -99,6 +99,9 @@ func (c *Client) Resolve(ctx context.Context, spec Spec) (*Resolved, error) {
 	}
 	reg := c.set.registryFor(spec.Name)
 	u := packumentURL(reg, spec.Name)
+	if r := c.cachedExact(spec, reg, u); r != nil {
+		return r, nil
+	}
 	data, err := c.document(ctx, u, acceptAbbreviated, spec.Name)
 	full := false
 	var he *HTTPError
@@ -130,20 +133,73 @@ func (c *Client) Resolve(ctx context.Context, spec Spec) (*Resolved, error) {
 			full = true
 			continue
 		}
-		if d.Tarball == "" {
-			return nil, fmt.Errorf("%w: %s@%s has no dist.tarball", ErrBadPackument, spec.Name, v)
-		}
-		tu, err := url.Parse(reg)
-		if err == nil {
-			tu, err = tu.Parse(d.Tarball)
-		}
-		if err != nil || (tu.Scheme != "http" && tu.Scheme != "https") {
-			return nil, fmt.Errorf("%w: %s@%s: tarball URL %q is not http(s)", ErrBadPackument, spec.Name, v, Redact(d.Tarball))
-		}
-		tu.User = nil
-		return &Resolved{Name: spec.Name, Version: v, TarballURL: tu.String(),
-			Integrity: d.Integrity, Shasum: d.Shasum, Registry: reg}, nil
+		return resolved(reg, spec.Name, v, d)
 	}
+}
+
+// resolved is version v of name as dist describes it.
+func resolved(reg, name, v string, d Dist) (*Resolved, error) {
+	if d.Tarball == "" {
+		return nil, fmt.Errorf("%w: %s@%s has no dist.tarball", ErrBadPackument, name, v)
+	}
+	tu, err := url.Parse(reg)
+	if err == nil {
+		tu, err = tu.Parse(d.Tarball)
+	}
+	if err != nil || (tu.Scheme != "http" && tu.Scheme != "https") {
+		return nil, fmt.Errorf("%w: %s@%s: tarball URL %q is not http(s)", ErrBadPackument, name, v, Redact(d.Tarball))
+	}
+	tu.User = nil
+	return &Resolved{Name: name, Version: v, TarballURL: tu.String(),
+		Integrity: d.Integrity, Shasum: d.Shasum, Registry: reg}, nil
+}
+
+// cachedExact resolves an exact version without a request when a cached
+// packument of the same registry lists it and its tarball is in the cache:
+// a published version's tarball never changes (npm refuses to publish a
+// version twice), and the tarball is checked against its digest when it
+// is used. It returns nil whenever anything is missing.
+func (c *Client) cachedExact(spec Spec, reg, u string) *Resolved {
+	if c.cfg.CacheDir == "" {
+		return nil
+	}
+	if _, err := semver.StrictNewVersion(spec.Range); err != nil {
+		return nil
+	}
+	for _, accept := range []string{acceptAbbreviated, acceptFull} {
+		body, _ := c.docPaths(u, accept)
+		data, err := os.ReadFile(body)
+		if err != nil {
+			continue
+		}
+		p, err := ParsePackument(data)
+		if err != nil || (p.Name != "" && p.Name != spec.Name) {
+			continue
+		}
+		pv, ok := p.Versions[spec.Range]
+		if !ok || pv.Dist.Tarball == "" || (pv.Dist.Integrity == "" && pv.Dist.Shasum == "") {
+			continue
+		}
+		r, err := resolved(reg, spec.Name, spec.Range, pv.Dist)
+		if err != nil {
+			continue
+		}
+		e, err := expect(r, c.cfg.AllowSHA1)
+		if err != nil {
+			continue
+		}
+		var key Hash
+		switch {
+		case len(e.sri) > 0:
+			key = e.sri[0]
+		case e.shasum != nil:
+			key = Hash{Algorithm: "sha1", Digest: e.shasum}
+		}
+		if fi, err := os.Stat(c.cachePath(key)); err == nil && fi.Mode().IsRegular() {
+			return r
+		}
+	}
+	return nil
 }
 
 // describe wraps a fetch error with the package and a remedy-minded text.

@@ -2,6 +2,7 @@ package npm
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -24,6 +25,10 @@ type Tarball struct {
 	Temporary bool
 	// Cached says that no request was made: the file came from the cache.
 	Cached bool
+	// Unverified says that the cached file was not read (FetchTarballLazy):
+	// the caller must check Integrity, a sha512 SRI, against the bytes it
+	// uses, and should remove Path when they do not match.
+	Unverified bool
 }
 
 // cachePath returns where a tarball verified by h lives in the cache.
@@ -36,6 +41,18 @@ func (c *Client) cachePath(h Hash) string {
 // the expected digest, else downloaded, verified while it streams and
 // stored in the cache. On a mismatch nothing is kept.
 func (c *Client) FetchTarball(ctx context.Context, r *Resolved) (*Tarball, error) {
+	return c.fetchTarball(ctx, r, false)
+}
+
+// FetchTarballLazy is FetchTarball for a caller that hashes the bytes as
+// it uses them (an install hashes while it unpacks): a cached tarball that
+// a sha512 SRI names is returned without being read, marked Unverified, so
+// that it is hashed once, not twice.
+func (c *Client) FetchTarballLazy(ctx context.Context, r *Resolved) (*Tarball, error) {
+	return c.fetchTarball(ctx, r, true)
+}
+
+func (c *Client) fetchTarball(ctx context.Context, r *Resolved, lazy bool) (*Tarball, error) {
 	if r == nil {
 		return nil, errors.New("npm: FetchTarball of nil")
 	}
@@ -54,6 +71,12 @@ func (c *Client) FetchTarball(ctx context.Context, r *Resolved) (*Tarball, error
 		}
 	}
 	if key != nil {
+		if lazy && key.Algorithm == "sha512" {
+			if fi, err := os.Stat(c.cachePath(*key)); err == nil && fi.Mode().IsRegular() {
+				sri := "sha512-" + base64.StdEncoding.EncodeToString(key.Digest)
+				return &Tarball{Path: c.cachePath(*key), Integrity: sri, Cached: true, Unverified: true}, nil
+			}
+		}
 		if t, err := c.fromCache(c.cachePath(*key), e, r); err == nil {
 			return t, nil
 		}

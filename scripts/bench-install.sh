@@ -1,30 +1,23 @@
 #!/usr/bin/env bash
-# Times `spirit extension install` of a ~20 MB .tgz of 2,000 files against
-# `tar xzf` of the same file: 7 alternating runs each, medians and ratio.
+# Times `spirit extension install FILE.tgz` of a ~20 MB .tgz of 2,000 files
+# against `tar xzf` of the same file (the floor: the same bytes on disk),
+# in alternating pairs (RUNS, default 7). Every run writes into a fresh
+# directory and nothing is deleted while timing. Prints min/median/max and
+# the ratio (goal: spirit <= 1.3x tar).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 RUNS=${RUNS:-7}
 BIN=${BIN:-bin/spirit}
 [ -x "$BIN" ] || go build -o "$BIN" ./cmd/spirit
+BIN=$(cd "$(dirname "$BIN")" && pwd)/$(basename "$BIN")
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
+go build -o "$work/benchpair" ./internal/benchpair
 tgz="$work/bench-ext-1.0.0.tgz"
 go run ./install/internal/genbench "$tgz"
 size=$(wc -c <"$tgz")
 files=$(tar tzf "$tgz" | wc -l)
-
-now() { date +%s.%N; }
-spirit_t=() tar_t=()
-for i in $(seq "$RUNS"); do
-	rm -rf "$work/data" "$work/x"; mkdir -p "$work/x"; sync
-	s=$(now); SPIRIT_AGENT_DATA_DIR="$work/data" "$BIN" extension install "$tgz" >/dev/null; e=$(now)
-	spirit_t+=("$(echo "$e - $s" | bc)")
-	s=$(now); tar xzf "$tgz" -C "$work/x"; e=$(now)
-	tar_t+=("$(echo "$e - $s" | bc)")
-done
-median() { printf '%s\n' "$@" | sort -n | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
-ms=$(median "${spirit_t[@]}"); mt=$(median "${tar_t[@]}")
-printf 'archive: %d bytes, %d entries, %d runs each (alternating)\n' "$size" "$files" "$RUNS"
-printf 'spirit extension install  median %.3f s\n' "$ms"
-printf 'tar xzf                   median %.3f s\n' "$mt"
-printf 'ratio spirit/tar          %.2f (goal <= 1.5)\n' "$(echo "$ms / $mt" | bc -l)"
+"$work/benchpair" -runs "$RUNS" -dir "$work/runs" \
+  -title "install a local .tgz: $size bytes, $files entries" \
+  "spirit=SPIRIT_AGENT_DATA_DIR={dir} $BIN extension install $tgz >/dev/null" \
+  "tar-xzf=tar xzf $tgz -C {dir}"

@@ -6,8 +6,9 @@
 # for a small package (10 files) and a large one (600 files, ~7 MB unpacked),
 # published with `npm publish` to one real Verdaccio on 127.0.0.1; cold (empty
 # caches) and from the cache (spirit's and npm's caches warm; the floor reads the
-# .tgz from disk). Runs alternate between the tools; RUNS (default 5) each.
-# Prints medians and ratios. Needs node, npm, curl, tar.
+# .tgz from disk). Runs alternate between the tools (RUNS, default 5, each), every
+# run writes into a fresh directory and nothing is deleted while timing.
+# Prints min/median/max and ratios (internal/benchpair). Needs node, npm, curl, tar, go.
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 runs=${RUNS:-5}
@@ -52,37 +53,6 @@ for p in small large; do
     --no-audit --no-fund --loglevel=error >/dev/null)
 done
 
-now() { date +%s%N; }
-ms() { echo $(( ($2 - $1) / 1000000 )); }
-
-# Each tool gets its own clean target per run; caches are prepared outside the timing.
-run_spirit() { # PKG MODE
-  local data=$work/run/spirit-data
-  rm -rf "$data"; mkdir -p "$data/extensions/cli/.spirit"
-  if [ "$2" = cache ]; then cp -r "$work/warm-spirit/extensions/cli/.spirit/cache" "$data/extensions/cli/.spirit/"; fi
-  local t0 t1; t0=$(now)
-  SPIRIT_AGENT_DATA_DIR=$data HOME=$work/home "$spirit" extension install "npm:bench-$1" --npm-registry "$url" \
-    >/dev/null 2>"$work/run/spirit.err" || { cat "$work/run/spirit.err" >&2; return 1; }
-  t1=$(now); ms "$t0" "$t1"
-}
-run_npm() {
-  local dir=$work/run/npm-dir cache=$work/run/npm-cache
-  rm -rf "$dir" "$cache"; mkdir -p "$dir"
-  if [ "$2" = cache ]; then cp -r "$work/warm-npm-cache" "$cache"; fi
-  local t0 t1; t0=$(now)
-  (cd "$dir" && npm_config_cache=$cache npm install --no-save --ignore-scripts --no-audit --no-fund \
-    --registry "$url" --userconfig /dev/null --loglevel=error "bench-$1" >/dev/null)
-  t1=$(now); ms "$t0" "$t1"
-}
-run_floor() {
-  local dir=$work/run/floor-dir
-  rm -rf "$dir"; mkdir -p "$dir"
-  local t0 t1; t0=$(now)
-  if [ "$2" = cache ]; then tar xzf "$work/bench-$1.tgz" -C "$dir"
-  else curl -fsS "${url}bench-$1/-/bench-$1-1.0.0.tgz" | tar xzf - -C "$dir"; fi
-  t1=$(now); ms "$t0" "$t1"
-}
-
 mkdir -p "$work/run" "$work/home"
 # Warm caches, once.
 for p in small large; do
@@ -95,22 +65,24 @@ for p in small large; do
   curl -fsS -o "$work/bench-$p.tgz" "${url}bench-$p/-/bench-$p-1.0.0.tgz"
 done
 
-median() { sort -n | awk '{a[NR]=$1} END {if (NR%2) print a[(NR+1)/2]; else print (a[NR/2]+a[NR/2+1])/2}'; }
-
 files_small=$(tar tzf "$work/bench-small.tgz" | wc -l); files_large=$(tar tzf "$work/bench-large.tgz" | wc -l)
 size_large=$(du -sk "$work/src-large" | cut -f1)
-echo "bench-npm: $runs runs each, alternating; small = $files_small files, large = $files_large files (${size_large} KiB unpacked, $(( $(stat -c %s "$work/bench-large.tgz") / 1024 )) KiB packed)"
-printf '%-6s %-6s %10s %10s %10s %12s %14s\n' package mode spirit_ms npm_ms floor_ms npm/spirit spirit/floor
+echo "bench-npm: $runs alternating runs each; small = $files_small files, large = $files_large files (${size_large} KiB unpacked, $(( $(stat -c %s "$work/bench-large.tgz") / 1024 )) KiB packed)"
+(cd "$repo" && go build -o "$work/benchpair" ./internal/benchpair)
+spirit_cache=$work/warm-spirit/extensions/cli/.spirit/cache
 for p in small large; do
   for mode in cold cache; do
-    : >"$work/s"; : >"$work/n"; : >"$work/f"
-    for _ in $(seq 1 "$runs"); do
-      run_spirit "$p" "$mode" >>"$work/s"
-      run_npm "$p" "$mode" >>"$work/n"
-      run_floor "$p" "$mode" >>"$work/f"
-    done
-    s=$(median <"$work/s"); n=$(median <"$work/n"); f=$(median <"$work/f")
-    awk -v p="$p" -v m="$mode" -v s="$s" -v n="$n" -v f="$f" 'BEGIN {
-      printf "%-6s %-6s %10.0f %10.0f %10.0f %11.1fx %13.2fx\n", p, m, s, n, f, n/(s>0?s:1), s/(f>0?f:1) }'
+    if [ "$mode" = cache ]; then
+      s_setup="mkdir -p {dir}/extensions/cli/.spirit && cp -r $spirit_cache {dir}/extensions/cli/.spirit/ ;;"
+      n_setup="cp -r $work/warm-npm-cache {dir}/.npm-cache ;;"
+      floor="tar-xzf=tar xzf $work/bench-$p.tgz -C {dir}"
+    else
+      s_setup="" n_setup=""
+      floor="curl-tar=curl -fsS ${url}bench-$p/-/bench-$p-1.0.0.tgz | tar xzf - -C {dir}"
+    fi
+    "$work/benchpair" -runs "$runs" -dir "$work/runs-$p-$mode" -title "npm install, $p package, $mode" \
+      "spirit=$s_setup SPIRIT_AGENT_DATA_DIR={dir} HOME=$work/home $spirit extension install npm:bench-$p --npm-registry $url >/dev/null" \
+      "$floor" \
+      "npm=$n_setup npm_config_cache={dir}/.npm-cache npm install --no-save --ignore-scripts --no-audit --no-fund --registry $url --userconfig /dev/null --loglevel=error bench-$p >/dev/null"
   done
 done
