@@ -2,15 +2,19 @@ package cli
 
 import (
 	"context"
+	"crypto/sha512"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
 
 	"github.com/Masterminds/semver/v3"
 
+	"github.com/spiritagents/spirit/fetch"
 	"github.com/spiritagents/spirit/install"
 	"github.com/spiritagents/spirit/internal/termtext"
 	"github.com/spiritagents/spirit/npm"
@@ -43,6 +47,9 @@ type sourceStatus struct {
 	Warning string `json:"warning,omitempty"`
 	// CacheAge, offline, is how old the cached registry document was.
 	CacheAge string `json:"cacheAge,omitempty"`
+	// Changed, for a URL install checked with --check-urls, says the URL
+	// now serves other bytes than the ones installed.
+	Changed bool `json:"changed,omitempty"`
 
 	in   *install.Installed
 	spec npm.Spec
@@ -56,6 +63,8 @@ type npmClients struct {
 	registry string
 	offline  bool
 	clients  map[string]*npm.Client
+	// checkURLs downloads URL installs again to see whether they changed.
+	checkURLs bool
 }
 
 func (nc *npmClients) client(recorded string) (*npm.Client, error) {
@@ -101,6 +110,9 @@ func sourceStatuses(ctx context.Context, nc *npmClients, list []install.Installe
 			st.Kind = rowLocal
 		case install.KindURL:
 			st.Kind = rowURL
+			if nc.checkURLs {
+				checkURL(ctx, nc, &st)
+			}
 		case install.KindNPM:
 			st.Kind = rowNPM
 			checkNPM(ctx, nc, &st)
@@ -143,6 +155,51 @@ func checkNPM(ctx context.Context, nc *npmClients, st *sourceStatus) {
 	st.Outdated = newer(st.Wanted, st.Current) || newer(st.Latest, st.Current)
 }
 
+// checkURL downloads a URL install's URL again (through the fetch layer,
+// with its limits) and compares the bytes with the digest recorded at
+// install: no validator such as an ETag is recorded, so the bytes are the
+// check. The download is removed afterwards.
+func checkURL(ctx context.Context, nc *npmClients, st *sourceStatus) {
+	rec := st.in.Record
+	switch {
+	case nc.offline:
+		st.Warning = "not checked offline"
+		return
+	case rec == nil || rec.Integrity == "":
+		st.Warning = "no digest was recorded at install"
+		return
+	}
+	lim, err := nc.f.FetchLimits()
+	if err != nil {
+		st.Warning = err.Error()
+		return
+	}
+	dir, err := os.MkdirTemp("", "spirit-check-")
+	if err != nil {
+		st.Warning = err.Error()
+		return
+	}
+	defer os.RemoveAll(dir)
+	u := rec.ResolvedURL
+	if u == "" {
+		u = rec.Source
+	}
+	file, _, err := install.DownloadWith(ctx, fetch.New(fetch.Options{HTTP: nc.f.HTTPClient(), Limits: lim}), u, dir)
+	if err != nil {
+		st.Warning = err.Error()
+		return
+	}
+	data, err := os.ReadFile(file)
+	if err != nil {
+		st.Warning = err.Error()
+		return
+	}
+	sum := sha512.Sum512(data)
+	st.Checked = true
+	st.Changed = !slices.Contains(strings.Fields(rec.Integrity), "sha512-"+base64.StdEncoding.EncodeToString(sum[:]))
+	st.Outdated = st.Changed
+}
+
 // target is the version update installs: wanted, or latest with --latest.
 func (st *sourceStatus) target(latest bool) string {
 	if latest {
@@ -172,6 +229,10 @@ func printSourceStatuses(f *Factory, rows []sourceStatus, offline bool) error {
 			if st.Outdated || st.Warning != "" {
 				shown = append(shown, st)
 			}
+		case st.Kind == rowURL && (st.Checked || st.Warning != ""):
+			if st.Changed || st.Warning != "" {
+				shown = append(shown, st)
+			}
 		default:
 			unchecked = append(unchecked, st.ID+" ("+st.Kind+")")
 		}
@@ -181,6 +242,9 @@ func printSourceStatuses(f *Factory, rows []sourceStatus, offline bool) error {
 		fmt.Fprint(tw, "ID\tSOURCE\tCURRENT\tWANTED\tLATEST\tASKED\n")
 		for _, st := range shown {
 			wanted, latest := dash(st.Wanted), dash(st.Latest)
+			if st.Changed {
+				latest = "changed"
+			}
 			termtext.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", st.ID, st.Kind, st.Current, wanted, latest, st.Asked)
 		}
 		if err := tw.Flush(); err != nil {

@@ -25,6 +25,8 @@ type OutdatedOptions struct {
 	// NPMRegistry, when set, is asked about every npm install instead of
 	// the registry it was installed from.
 	NPMRegistry string
+	// CheckURLs downloads URL installs again to see whether they changed.
+	CheckURLs bool
 }
 
 func newCmdOutdated(f *Factory, runF func(*OutdatedOptions) error) *cobra.Command {
@@ -57,6 +59,7 @@ caches only.`,
 	bindMarketplaceFlags(cmd, opts.mo)
 	cmd.Flags().BoolVar(&opts.AllowSHA1, "allow-sha1", false, "accept tarballs that only a sha1 digest verifies")
 	cmd.Flags().StringVar(&opts.NPMRegistry, "npm-registry", "", "npm registry URL to check every npm install against")
+	cmd.Flags().BoolVar(&opts.CheckURLs, "check-urls", false, "download each URL install again and say whether it serves other bytes than the ones installed")
 	return cmd
 }
 
@@ -185,7 +188,7 @@ func runOutdated(ctx context.Context, opts *OutdatedOptions) error {
 	if installed == nil && merr != nil {
 		return merr
 	}
-	nc := &npmClients{f: f, cacheDir: p.CacheDir(), registry: opts.NPMRegistry, offline: opts.mo.Offline}
+	nc := &npmClients{f: f, cacheDir: p.CacheDir(), registry: opts.NPMRegistry, offline: opts.mo.Offline, checkURLs: opts.CheckURLs}
 	rows := sourceStatuses(ctx, nc, installed)
 	warnings = append(warnings, completeAdds(ctx, c, sts, installed, opts.AllowSHA1)...)
 	if f.Global.JSON {
