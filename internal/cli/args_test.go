@@ -20,7 +20,7 @@ func TestArgumentErrors(t *testing.T) {
 		{[]string{"extension", "instal"}, "Error: unknown command \"instal\" for \"spirit extension\"\nHint: did you mean \"spirit extension install\"?\n"},
 		{[]string{"registry", "bild"}, "Error: unknown command \"bild\" for \"spirit registry\"\nHint: did you mean \"spirit registry build\"?\n"},
 		{[]string{"instal"}, "Error: unknown command \"instal\" for \"spirit\"\nHint: did you mean \"spirit extension install\" or \"spirit extension marketplace install\"?\n"},
-		{[]string{"extension", "remove"}, "Error: missing ID\nHint: usage: spirit extension remove ID\n"},
+		{[]string{"extension", "remove"}, "Error: missing ID\nHint: usage: spirit extension remove ID…\n"},
 		{[]string{"extension", "info", "a", "b"}, "Error: unexpected argument \"b\"\nHint: usage: spirit extension info ID\n"},
 		{[]string{"extension", "settings", "set", "x"}, "Error: missing KEY\nHint: usage: spirit extension settings set ID KEY VALUE\n"},
 	}
