@@ -267,9 +267,15 @@ func (h *Host) stop(p *process) error {
 			err = nil
 		}
 	}
-	// A cancelled call's $/cancelRequest goes out before the input ends,
-	// so the tool's abort signal fires.
-	p.conn.flush(h.opts.KillGrace)
+	// After a cancelled call, wait (at most KillGrace) for an answer to a
+	// request sent behind its $/cancelRequest: the runner reads in order,
+	// so then the tool's abort signal has fired, before the processes are
+	// stopped below. Any answer will do (the method is unknown to it).
+	if p.conn.cancelled.Load() && p.alive() {
+		ctx, cancel := context.WithTimeout(context.Background(), h.opts.KillGrace)
+		_ = p.conn.call(ctx, "$/ping", struct{}{}, nil)
+		cancel()
+	}
 	// What it spawned goes first: once the runner exits, a detached child
 	// is no longer below it and cannot be found.
 	killDescendants(p.cmd.Process.Pid)

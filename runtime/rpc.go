@@ -11,6 +11,7 @@ import (
 	"io"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 	"unsafe"
@@ -83,6 +84,9 @@ type conn struct {
 	quit     chan struct{} // closed by close
 	quitOnce sync.Once
 	inflight chan struct{} // one token per request being served
+	// cancelled is set once a call was cancelled: stop then waits until
+	// the runner has read the $/cancelRequest.
+	cancelled atomic.Bool
 
 	mu      sync.Mutex
 	nextID  int64
@@ -106,12 +110,10 @@ type header struct {
 	Error  *rpcError `json:"error"`
 }
 
-// frame is one encoded message and the time by which it must be written,
-// or, with flushed set, a mark the writer closes when it reaches it.
+// frame is one encoded message and the time by which it must be written.
 type frame struct {
 	b        []byte
 	deadline time.Time
-	flushed  chan struct{}
 }
 
 func newConn(r io.Reader, w io.WriteCloser, h handlerFunc) *conn {
@@ -131,10 +133,6 @@ func (c *conn) write() {
 	for {
 		select {
 		case f := <-c.queue:
-			if f.flushed != nil {
-				close(f.flushed)
-				continue
-			}
 			if dl != nil {
 				_ = dl.SetWriteDeadline(f.deadline)
 			}
@@ -363,6 +361,7 @@ func (c *conn) call(ctx context.Context, method string, params, result any) erro
 		c.forget(id)
 		cp, _ := json.Marshal(map[string]json.RawMessage{"id": json.RawMessage(strconv.FormatInt(id, 10))})
 		c.trySend(&message{JSONRPC: "2.0", Method: "$/cancelRequest", Params: cp})
+		c.cancelled.Store(true)
 		return ctx.Err()
 	}
 }
@@ -389,27 +388,6 @@ func (c *conn) forget(id int64) {
 	c.mu.Lock()
 	delete(c.pending, id)
 	c.mu.Unlock()
-}
-
-// flush waits, at most d, until what was queued before it is written: a
-// $/cancelRequest queued by a cancelled call reaches the runner before
-// close ends its input.
-func (c *conn) flush(d time.Duration) {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	mark := frame{flushed: make(chan struct{})}
-	select {
-	case c.queue <- mark:
-	case <-c.quit:
-		return
-	case <-t.C:
-		return
-	}
-	select {
-	case <-mark.flushed:
-	case <-c.quit:
-	case <-t.C:
-	}
 }
 
 // close closes the write side, ending a write under way; the runner exits
