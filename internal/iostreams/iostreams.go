@@ -18,6 +18,10 @@ type IOStreams struct {
 	ErrOut io.Writer
 
 	inTTY, outTTY, errTTY bool
+	color                 bool
+	width                 int
+
+	pager *pagerProcess
 
 	prompter *Prompter
 	progress *Progress
@@ -25,12 +29,14 @@ type IOStreams struct {
 
 // System returns the process's own streams.
 func System() *IOStreams {
-	return &IOStreams{
+	s := &IOStreams{
 		In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr,
 		inTTY:  isTerminal(os.Stdin),
 		outTTY: isTerminal(os.Stdout),
 		errTTY: isTerminal(os.Stderr),
 	}
+	s.color = ColorFromEnv(os.Getenv, s.outTTY)
+	return s
 }
 
 // Test returns streams backed by buffers, none of them a terminal.
