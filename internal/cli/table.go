@@ -17,7 +17,8 @@ import (
 // aligned with two spaces, the one flexible column cut with "…" so a row
 // fits the terminal width, and colour when it is on. Off a terminal: no
 // header, one line per row, cells separated by a tab and never cut, so
-// `cut -f` and `awk -F'\t'` read it. Cells are sanitised with
+// `cut -f` and `awk -F'\t'` read it (and no colour unless CLICOLOR_FORCE
+// asks for it). Cells are sanitised with
 // termtext.Line (tabs and newlines are escaped, so they cannot split a
 // cell or a row).
 type tablePrinter struct {
@@ -60,6 +61,10 @@ func (t *tablePrinter) render() error {
 			cells := make([]string, len(row))
 			for i, c := range row {
 				cells[i] = c.text
+				if c.color != nil {
+					// Only with CLICOLOR_FORCE: colour is off on a pipe.
+					cells[i] = c.color(c.text)
+				}
 			}
 			if _, err := fmt.Fprintln(t.w, strings.Join(cells, "\t")); err != nil {
 				return err

@@ -16,8 +16,8 @@ import (
 const DefaultPager = "less -FRX"
 
 // PagerCommand returns the pager named by SPIRIT_PAGER, else PAGER, else
-// DefaultPager. An empty SPIRIT_PAGER (set but empty is read as unset) or
-// the value "cat" means no pager.
+// DefaultPager (an empty value counts as unset). StartPager reads "cat" as
+// no pager.
 func PagerCommand(getenv func(string) string) string {
 	for _, k := range []string{"SPIRIT_PAGER", "PAGER"} {
 		if v := strings.TrimSpace(getenv(k)); v != "" {
