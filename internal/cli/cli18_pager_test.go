@@ -72,6 +72,7 @@ func TestPager(t *testing.T) {
 			_ = os.Remove(copied)
 			ios, _, out, _ := iostreams.Test()
 			ios.SetTTY(tt.tty)
+			stdout := ios.Out
 			e := &cliEnv{data: data, now: time.Now()}
 			f := e.factory(ios, "")
 			getenv := f.Getenv
@@ -94,7 +95,7 @@ func TestPager(t *testing.T) {
 				if err != nil || !strings.Contains(string(paged), "alpha-weather") || out.Len() != 0 {
 					t.Fatalf("not paged: %v\npager got %q\nstdout %q", err, paged, out)
 				}
-				if ios.Out != out {
+				if ios.Out != stdout {
 					t.Fatal("stdout not restored after the pager")
 				}
 				return

@@ -42,8 +42,12 @@ func TestHostileTextIsEscaped(t *testing.T) {
 	}{
 		{"install", false, "", []string{"extension", "install", filepath.Join(fx, "installed-pkg")}},
 		{"list", false, "", []string{"extension", "list"}},
+		{"list-tty", true, "", []string{"extension", "list"}},
+		{"list-long", false, "", []string{"extension", "list", "--long"}},
 		{"info", false, "", []string{"extension", "info", "hostile-ext"}},
 		{"marketplace-list", false, "", []string{"extension", "marketplace", "list"}},
+		{"marketplace-list-tty", true, "", []string{"extension", "marketplace", "list"}},
+		{"marketplace-list-long", false, "", []string{"extension", "marketplace", "list", "--long"}},
 		{"marketplace-search", false, "", []string{"extension", "marketplace", "search", "evil"}},
 		{"marketplace-detail", false, "", []string{"extension", "marketplace", "detail", evilID}},
 		{"marketplace-readme", false, "", []string{"extension", "marketplace", "readme", evilID}},

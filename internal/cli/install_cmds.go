@@ -281,7 +281,7 @@ func (f *Factory) resolver(opts *InstallOptions, in *install.Installer) *install
 			if err != nil {
 				return "", "", err
 			}
-			return install.DownloadWith(ctx, fetch.New(fetch.Options{HTTP: f.HTTPClient(), Limits: lim}), rawURL, dir)
+			return install.DownloadWithProgress(ctx, fetch.New(fetch.Options{HTTP: f.HTTPClient(), Limits: lim}), rawURL, dir, f.IO.Progress())
 		},
 		NPM: func() (install.NPMClient, error) {
 			wd, _ := os.Getwd()

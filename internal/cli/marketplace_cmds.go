@@ -85,6 +85,7 @@ func (f *Factory) marketplace(mo *marketplaceOptions) (*catalog.Client, *paths.P
 		MaxAge:     maxAge,
 		Offline:    offline,
 		Now:        f.Now,
+		Progress:   f.IO.Progress(),
 	})
 	if err != nil {
 		return nil, nil, usageErrorf("--registry: %v", err)

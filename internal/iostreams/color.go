@@ -34,12 +34,10 @@ func (s *IOStreams) TerminalWidth() int {
 	if s.width > 0 {
 		return s.width
 	}
-	if f, ok := s.Out.(*os.File); ok && s.outTTY {
-		if w, _, err := term.GetSize(int(f.Fd())); err == nil && w > 0 {
-			return w
+	for _, f := range []*os.File{s.stdout, s.stderr} {
+		if f == nil || !isTerminal(f) {
+			continue
 		}
-	}
-	if f, ok := s.ErrOut.(*os.File); ok && s.errTTY {
 		if w, _, err := term.GetSize(int(f.Fd())); err == nil && w > 0 {
 			return w
 		}

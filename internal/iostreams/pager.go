@@ -46,7 +46,7 @@ func (s *IOStreams) StartPager(command string) error {
 		return nil
 	}
 	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.Stdout, cmd.Stderr = s.Out, s.ErrOut
+	cmd.Stdout, cmd.Stderr = unwrap(s.Out), unwrap(s.ErrOut)
 	cmd.Env = os.Environ()
 	if os.Getenv("LESS") == "" {
 		cmd.Env = append(cmd.Env, "LESS=FRX")
@@ -95,4 +95,13 @@ func (p *pagerWriter) Write(b []byte) (int, error) {
 		return len(b), nil
 	}
 	return n, err
+}
+
+// unwrap returns the writer under a lineEnder, so a pager writes straight
+// to the terminal's file.
+func unwrap(w io.Writer) io.Writer {
+	if l, ok := w.(*lineEnder); ok {
+		return l.w
+	}
+	return w
 }

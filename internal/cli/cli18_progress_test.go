@@ -1,0 +1,44 @@
+package cli
+
+import (
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+)
+
+// A marketplace download shows the one progress bar on a terminal, ended
+// before anything else, and nothing on a pipe (one line with -v).
+func TestMarketplaceDownloadProgress(t *testing.T) {
+	srv := newStaticRegistry(t, fixtureRegistry)
+	bar := regexp.MustCompile(`\r\x1b\[KDownloading @fixture/hello@1\.0\.0 \[#+\] 100% [0-9.]+/[0-9.]+ KiB[^\r\n]*\n`)
+	tests := []struct {
+		name    string
+		tty     bool
+		verbose bool
+		want    *regexp.Regexp
+	}{
+		{name: "terminal", tty: true, want: bar},
+		{name: "pipe"},
+		{name: "pipe -v", verbose: true, want: regexp.MustCompile(`(?m)^Downloading @fixture/hello@1\.0\.0 \([0-9.]+ KiB\)…$`)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := &cliEnv{data: t.TempDir(), now: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)}
+			args := []string{"extension", "marketplace", "install", "fixture.hello", "--version", "1.0.0"}
+			if tt.verbose {
+				args = append([]string{"-v"}, args...)
+			}
+			code, out, errOut := e.run(t, srv.URL, tt.tty, "", args...)
+			if code != 0 || !strings.Contains(out, "Installed marketplace extension") {
+				t.Fatalf("install: %d\n%s\n%s", code, out, errOut)
+			}
+			switch {
+			case tt.want != nil && !tt.want.MatchString(errOut):
+				t.Errorf("no progress matching %s in %q", tt.want, errOut)
+			case tt.want == nil && strings.Contains(errOut, "Downloading"):
+				t.Errorf("progress on a pipe: %q", errOut)
+			}
+		})
+	}
+}
