@@ -1,10 +1,15 @@
 package cli
 
 import (
+	"net/http"
+	"net/http/httptest"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/spiritagents/spirit/internal/iostreams"
 )
 
 // A marketplace download shows the one progress bar on a terminal, ended
@@ -40,5 +45,29 @@ func TestMarketplaceDownloadProgress(t *testing.T) {
 				t.Errorf("progress on a pipe: %q", errOut)
 			}
 		})
+	}
+}
+
+// An https URL install shows the same bar, named by the URL's file name
+// and never by its credentials, and the result line starts a line of its
+// own.
+func TestURLDownloadProgress(t *testing.T) {
+	body := extTgz(t)
+	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+		w.Write(body)
+	}))
+	defer srv.Close()
+	ios, _, screen := iostreams.TestTerminal()
+	f := &Factory{IO: ios, Getenv: func(string) string { return "" }, Now: time.Now,
+		HTTPClient: srv.Client, Global: GlobalOptions{DataDir: t.TempDir()}}
+	src := strings.Replace(srv.URL, "https://", "https://alice:S3cret@", 1) + "/dl/url-ext-1.0.0.tgz"
+	if err := runInstall(t.Context(), &InstallOptions{f: f, Source: src, LockTimeout: 5 * time.Second}); err != nil {
+		t.Fatal(err)
+	}
+	got := screen.String()
+	want := regexp.MustCompile(`^\r\x1b\[KDownloading url-ext-1\.0\.0\.tgz \[#{20}\] 100% [0-9.]+/[0-9.]+ KiB[^\r\n]*\nInstalled extension: URL\n`)
+	if !want.MatchString(got) || strings.Contains(got, "S3cret") {
+		t.Fatalf("got %q", got)
 	}
 }

@@ -64,6 +64,17 @@ func Test() (ios *IOStreams, in, out, errOut *bytes.Buffer) {
 	return s, in, out, errOut
 }
 
+// TestTerminal returns streams of a terminal for tests: standard output
+// and error both write to screen, in the order they are written, and all
+// three streams are marked as terminals (width 80, no colour).
+func TestTerminal() (ios *IOStreams, in, screen *bytes.Buffer) {
+	ios, in, _, _ = Test()
+	screen = &bytes.Buffer{}
+	ios.setOutputs(screen, screen)
+	ios.SetTTY(true)
+	return ios, in, screen
+}
+
 // SetTTY marks all three streams as terminals or not (for tests).
 func (s *IOStreams) SetTTY(tty bool) { s.inTTY, s.outTTY, s.errTTY = tty, tty, tty }
 

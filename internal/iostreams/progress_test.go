@@ -20,12 +20,9 @@ func fixedClock(step time.Duration) func() time.Time {
 // sharedTerminal returns streams whose stdout and stderr are one buffer
 // marked as a terminal, as on a real terminal where both show.
 func sharedTerminal() (*IOStreams, *bytes.Buffer) {
-	ios, _, _, _ := Test()
-	var screen bytes.Buffer
-	ios.setOutputs(&screen, &screen)
-	ios.SetTTY(true)
+	ios, _, screen := TestTerminal()
 	ios.SetTerminalWidth(200)
-	return ios, &screen
+	return ios, screen
 }
 
 // The bar shows bytes, rate and time left.
