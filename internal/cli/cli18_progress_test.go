@@ -1,8 +1,14 @@
 package cli
 
 import (
+	"archive/tar"
+	"bytes"
+	"compress/gzip"
+	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -68,6 +74,43 @@ func TestURLDownloadProgress(t *testing.T) {
 	got := screen.String()
 	want := regexp.MustCompile(`^\r\x1b\[KDownloading url-ext-1\.0\.0\.tgz \[#{20}\] 100% [0-9.]+/[0-9.]+ KiB[^\r\n]*\nInstalled extension: URL\n`)
 	if !want.MatchString(got) || strings.Contains(got, "S3cret") {
+		t.Fatalf("got %q", got)
+	}
+}
+
+// The issue's case: unpacking a big package draws a bar, and the result
+// line does not land on the end of it.
+func TestUnpackBarEndedBeforeResult(t *testing.T) {
+	var buf bytes.Buffer
+	gz := gzip.NewWriter(&buf)
+	tw := tar.NewWriter(gz)
+	add := func(name string, data []byte) {
+		if err := tw.WriteHeader(&tar.Header{Name: name, Mode: 0o644, Size: int64(len(data)), Typeflag: tar.TypeReg}); err != nil {
+			t.Fatal(err)
+		}
+		tw.Write(data)
+	}
+	add("package/package.json", []byte(`{"name":"big-ext","version":"1.0.0","spiritExtension":{"displayName":"Big","supportedHosts":["cli"]}}`))
+	big := make([]byte, 6<<20)
+	r := rand.New(rand.NewPCG(1, 2))
+	for i := range big {
+		big[i] = byte(r.Uint32())
+	}
+	add("package/blob.bin", big)
+	tw.Close()
+	gz.Close()
+	src := filepath.Join(t.TempDir(), "big-ext-1.0.0.tgz")
+	if err := os.WriteFile(src, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ios, _, screen := iostreams.TestTerminal()
+	f := &Factory{IO: ios, Getenv: func(string) string { return "" }, Now: time.Now,
+		HTTPClient: newHTTPClient, Global: GlobalOptions{DataDir: t.TempDir()}}
+	if err := runInstall(t.Context(), &InstallOptions{f: f, Source: src, LockTimeout: 5 * time.Second}); err != nil {
+		t.Fatal(err)
+	}
+	got := screen.String()
+	if !strings.Contains(got, "Unpacking [") || !regexp.MustCompile(`(^|\n)Installed extension: Big\n`).MatchString(got) {
 		t.Fatalf("got %q", got)
 	}
 }
