@@ -511,7 +511,7 @@ func printListTable(f *Factory, list []install.Installed, flags map[string][]str
 		}
 		when := installedAt(in.InstalledAtUnixMs)
 		if tty && in.InstalledAtUnixMs > 0 {
-			when = fuzzyAgo(f.Now(), time.UnixMilli(in.InstalledAtUnixMs))
+			when = fuzzyAgo(f.clock(), time.UnixMilli(in.InstalledAtUnixMs))
 		}
 		var status []string
 		color := cs.Green
@@ -642,7 +642,9 @@ func runInfo(opts *InfoOptions) error {
 	line("marketplace_id", j.MarketplaceID)
 	line("channel", j.Channel)
 	line("review", j.ReviewStatus)
-	termtext.Fprintf(w, "installed_at: %d (%s)\n", j.InstalledAtUnixMs, time.UnixMilli(j.InstalledAtUnixMs).UTC().Format(time.RFC3339))
+	if j.InstalledAtUnixMs > 0 {
+		termtext.Fprintf(w, "installed_at: %s (%s)\n", installedAt(j.InstalledAtUnixMs), fuzzyAgo(f.clock(), time.UnixMilli(j.InstalledAtUnixMs)))
+	}
 	line("directory", j.Directory)
 	line("settings_file", j.SettingsFile)
 	line("rollback_version", j.RollbackVersion)

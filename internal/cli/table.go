@@ -201,3 +201,11 @@ func (f *Factory) startPager() (stop func()) {
 	}
 	return f.IO.StopPager
 }
+
+// clock returns f.Now, or time.Now for a Factory made without one.
+func (f *Factory) clock() time.Time {
+	if f.Now == nil {
+		return time.Now()
+	}
+	return f.Now()
+}
