@@ -28,7 +28,6 @@ type Progress struct {
 	mu      sync.Mutex
 	verbose bool
 	task    string
-	label   string
 	done    int64
 	total   int64
 	started time.Time
@@ -254,8 +253,14 @@ type lineEnder struct {
 }
 
 func (l *lineEnder) Write(b []byte) (int, error) {
-	if p := l.s.progressIfAny(); p != nil {
-		p.Stop()
+	p := l.s.progressIfAny()
+	if p == nil {
+		return l.w.Write(b)
 	}
+	// Holding the progress lock, no bar is drawn between the end of its
+	// line and this text.
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.endLine()
 	return l.w.Write(b)
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -107,6 +108,30 @@ func TestFormatETA(t *testing.T) {
 	for _, tt := range tests {
 		if got := formatETA(tt.d); got != tt.want {
 			t.Errorf("%s: got %q, want %q", tt.name, got, tt.want)
+		}
+	}
+}
+
+// Writers on other goroutines (registry builds fetch in parallel) never
+// print into the middle of a bar.
+func TestProgressConcurrentWrites(t *testing.T) {
+	ios, screen := sharedTerminal()
+	p := ios.Progress()
+	p.now = fixedClock(time.Second)
+	var wg sync.WaitGroup
+	for i := range 4 {
+		wg.Go(func() {
+			for j := range 50 {
+				p.Fetched(fmt.Sprintf("pkg-%d-%d", i, j), j, 50)
+				fmt.Fprintf(ios.ErrOut, "line %d %d\n", i, j)
+			}
+		})
+	}
+	wg.Wait()
+	p.Stop()
+	for _, line := range strings.Split(screen.String(), "\n") {
+		if i := strings.Index(line, "line "); i > 0 {
+			t.Fatalf("text printed after a bar: %q", line)
 		}
 	}
 }
