@@ -53,6 +53,7 @@ func TestHostileTextIsEscaped(t *testing.T) {
 		{"marketplace-readme", false, "", []string{"extension", "marketplace", "readme", evilID}},
 		{"install-consent-prompt", true, "n\n", []string{"extension", "marketplace", "install", evilID}},
 		{"outdated", false, "", []string{"extension", "outdated"}},
+		{"outdated-tty", true, "", []string{"extension", "outdated"}},
 		{"validate", false, "", []string{"extension", "validate", filepath.Join(fx, "validate-pkg")}},
 		{"registry-validate", false, "", []string{"registry", "validate", "--root", repo}},
 		{"registry-build", false, "", []string{"registry", "build", "--root", repo, "--npm-registry", npm.URL}},

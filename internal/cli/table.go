@@ -106,7 +106,8 @@ func (t *tablePrinter) render() error {
 				b.WriteString(strings.Repeat(" ", pad+gap))
 			}
 		}
-		_, err := fmt.Fprintln(t.w, b.String())
+		// An empty last cell leaves no trailing spaces.
+		_, err := fmt.Fprintln(t.w, strings.TrimRight(b.String(), " "))
 		return err
 	}
 	head := make([]tableCell, len(t.header))
