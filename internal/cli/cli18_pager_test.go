@@ -72,6 +72,7 @@ func TestPager(t *testing.T) {
 			_ = os.Remove(copied)
 			ios, _, out, _ := iostreams.Test()
 			ios.SetTTY(tt.tty)
+			ios.SetPagerEnabled(true)
 			stdout := ios.Out
 			e := &cliEnv{data: data, now: time.Now()}
 			f := e.factory(ios, "")
@@ -127,6 +128,7 @@ func TestPagerQuitOrMissing(t *testing.T) {
 	for _, pager := range []string{"true", filepath.Join(t.TempDir(), "no-such-pager")} {
 		ios, _, out, errOut := iostreams.Test()
 		ios.SetTTY(true)
+		ios.SetPagerEnabled(true)
 		e := &cliEnv{data: data, now: time.Now()}
 		f := e.factory(ios, "")
 		f.Getenv = func(k string) string {

@@ -22,7 +22,8 @@ type IOStreams struct {
 	color                 bool
 	width                 int
 
-	pager *pagerProcess
+	pager   *pagerProcess
+	pagerOn bool
 
 	prompter *Prompter
 	progress atomic.Pointer[Progress]

@@ -34,11 +34,12 @@ type pagerProcess struct {
 }
 
 // StartPager sends standard output through the pager command (split on
-// spaces) when standard output is a terminal. Nothing happens on a pipe,
+// spaces) when standard output is a terminal (of the process, or of a
+// test with SetPagerEnabled). Nothing happens on a pipe,
 // for "cat" or "", or when the pager cannot start (the text is printed
 // as it is). StopPager must follow.
 func (s *IOStreams) StartPager(command string) error {
-	if !s.outTTY || s.pager != nil {
+	if !s.outTTY || s.pager != nil || (s.stdout == nil && !s.pagerOn) {
 		return nil
 	}
 	argv := strings.Fields(command)
@@ -65,6 +66,11 @@ func (s *IOStreams) StartPager(command string) error {
 	s.Out = &pagerWriter{w: in}
 	return nil
 }
+
+// SetPagerEnabled lets StartPager run a pager on streams that are not the
+// process's own (tests); the streams of Test never start one otherwise,
+// so a test marked as a terminal does not depend on less being installed.
+func (s *IOStreams) SetPagerEnabled(on bool) { s.pagerOn = on }
 
 // StopPager ends the pager's input and waits for the user to quit it,
 // then restores standard output. It is a no-op without a pager.
