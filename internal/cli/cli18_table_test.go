@@ -12,6 +12,7 @@ import (
 
 	"github.com/spiritagents/spirit/install"
 	"github.com/spiritagents/spirit/internal/iostreams"
+	"github.com/spiritagents/spirit/internal/termtext"
 	goldenfile "github.com/spiritagents/spirit/internal/testutil/golden"
 	"github.com/spiritagents/spirit/paths"
 )
@@ -188,4 +189,40 @@ func (e *cliEnv) factory(ios *iostreams.IOStreams, registry string) *Factory {
 		Now:        func() time.Time { return e.now },
 		HTTPClient: func() *http.Client { return &http.Client{} },
 	}
+}
+
+// A cell from outside, however odd, is cut to the width asked, stays a
+// prefix of the sanitised text, and the rendered table has no raw
+// control character.
+func FuzzTableCell(f *testing.F) {
+	for _, s := range []string{"", "hello", "中文中文", "e\u0301", "\x1b[2J\r\n\t", "\xff\xfe", "\u202eevil"} {
+		f.Add(s, 5)
+	}
+	f.Fuzz(func(t *testing.T, s string, w int) {
+		w = w%200 + 1
+		if w < 1 {
+			w += 200
+		}
+		clean := termtext.Line(s)
+		got := truncateWidth(clean, w)
+		if displayWidth(got) > w {
+			t.Fatalf("truncateWidth(%q, %d) = %q, %d columns", clean, w, got, displayWidth(got))
+		}
+		if !strings.HasPrefix(clean, strings.TrimSuffix(got, "…")) {
+			t.Fatalf("not a prefix: %q of %q", got, clean)
+		}
+		ios, _, out, _ := iostreams.Test()
+		ios.SetTTY(true)
+		ios.SetTerminalWidth(w + 20)
+		tp := newTablePrinter(ios, 1, "A", "B")
+		tp.addRow(s, s)
+		if err := tp.render(); err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range out.String() {
+			if r != '\n' && (r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0)) {
+				t.Fatalf("raw control %U in %q", r, out.String())
+			}
+		}
+	})
 }
