@@ -18,9 +18,8 @@ import (
 // fits the terminal width, and colour when it is on. Off a terminal: no
 // header, one line per row, cells separated by a tab and never cut, so
 // `cut -f` and `awk -F'\t'` read it (and no colour unless CLICOLOR_FORCE
-// asks for it). Cells are sanitised with
-// termtext.Line (tabs and newlines are escaped, so they cannot split a
-// cell or a row).
+// asks for it). Cells are sanitised with termtext.Line: tabs and newlines
+// are escaped, so they cannot split a cell or a row.
 type tablePrinter struct {
 	w      io.Writer
 	tty    bool

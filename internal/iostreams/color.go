@@ -49,10 +49,6 @@ func (s *IOStreams) TerminalWidth() int {
 // factory when COLUMNS is set).
 func (s *IOStreams) SetTerminalWidth(w int) { s.width = w }
 
-// SetStdoutTTY marks standard output alone as a terminal or not (for
-// tests that pipe stdout while stderr stays a terminal, and the reverse).
-func (s *IOStreams) SetStdoutTTY(tty bool) { s.outTTY = tty }
-
 // ColorScheme returns the colours of human output: each method returns
 // its text unchanged when colour is off. The text must already be
 // sanitised; only spirit adds escape sequences.
