@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/spiritagents/spirit/fetch"
+	"github.com/spiritagents/spirit/npm"
 )
 
 // Limits caps the size of each kind of document. A tarball's cap, the
@@ -55,6 +56,8 @@ type Options struct {
 	Fetch fetch.Limits
 	// Now is the clock; nil → time.Now.
 	Now func() time.Time
+	// Progress receives the progress of tarball downloads; nil is fine.
+	Progress npm.Progress
 }
 
 // Client reads one registry. It remembers what it has read successfully

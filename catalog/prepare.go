@@ -227,6 +227,7 @@ func (c *Client) Tarball(ctx context.Context, p *Prepared, allowSHA1 bool) (*npm
 		Offline:    c.opts.Offline,
 		Limits:     c.opts.Fetch,
 		AllowSHA1:  allowSHA1,
+		Progress:   c.opts.Progress,
 	})
 	if err != nil {
 		return nil, err

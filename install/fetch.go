@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
 	"os"
@@ -30,6 +31,23 @@ func Download(ctx context.Context, client *http.Client, rawURL, dir string) (fil
 // user:password in the URL is sent only within the URL's own scope. The
 // caller removes the file.
 func DownloadWith(ctx context.Context, fc *fetch.Client, rawURL, dir string) (file, name string, err error) {
+	return DownloadWithProgress(ctx, fc, rawURL, dir, nil)
+}
+
+// DownloadProgress receives the progress of a download (npm.Progress has
+// the same methods, so one progress line serves both).
+type DownloadProgress interface {
+	// Start begins a download of total bytes (-1 when unknown) named label.
+	Start(label string, total int64)
+	// Add reports n more bytes.
+	Add(n int64)
+	// Done ends the download, with its error or nil.
+	Done(err error)
+}
+
+// DownloadWithProgress is DownloadWith reporting to p (nil for none); the
+// label is the file name the URL names, else the URL without credentials.
+func DownloadWithProgress(ctx context.Context, fc *fetch.Client, rawURL, dir string, p DownloadProgress) (file, name string, err error) {
 	u, err := url.Parse(rawURL)
 	if err != nil {
 		return "", "", fmt.Errorf("%w: %s", fetch.ErrInvalidURL, fetch.Redact(rawURL))
@@ -44,11 +62,32 @@ func DownloadWith(ctx context.Context, fc *fetch.Client, rawURL, dir string) (fi
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", "", err
 	}
-	file, err = fc.DownloadFile(ctx, fetch.Download{URL: rawURL, Dir: dir, Pattern: "download-*" + filepath.Ext(name)})
+	d := fetch.Download{URL: rawURL, Dir: dir, Pattern: "download-*" + filepath.Ext(name)}
+	if p != nil {
+		label := name
+		if label == "" {
+			label = fetch.Redact(rawURL)
+		}
+		d.Tee = func(total int64) io.Writer {
+			p.Start(label, total)
+			return progressWriter{p}
+		}
+	}
+	file, err = fc.DownloadFile(ctx, d)
+	if p != nil {
+		p.Done(err)
+	}
 	if err != nil {
 		return "", "", fmt.Errorf("downloading %s: %w", fetch.Redact(rawURL), err)
 	}
 	return file, name, nil
+}
+
+type progressWriter struct{ p DownloadProgress }
+
+func (w progressWriter) Write(b []byte) (int, error) {
+	w.p.Add(int64(len(b)))
+	return len(b), nil
 }
 
 // recordedURL is an http(s) URL as it may be recorded or shown: without

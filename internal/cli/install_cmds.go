@@ -281,7 +281,7 @@ func (f *Factory) resolver(opts *InstallOptions, in *install.Installer) *install
 			if err != nil {
 				return "", "", err
 			}
-			return install.DownloadWith(ctx, fetch.New(fetch.Options{HTTP: f.HTTPClient(), Limits: lim}), rawURL, dir)
+			return install.DownloadWithProgress(ctx, fetch.New(fetch.Options{HTTP: f.HTTPClient(), Limits: lim}), rawURL, dir, f.IO.Progress())
 		},
 		NPM: func() (install.NPMClient, error) {
 			wd, _ := os.Getwd()
@@ -376,14 +376,24 @@ func toInstalledJSON(in *install.Installed, rollback, settings string) installed
 }
 
 // ListOptions are the inputs of `spirit extension list`.
-type ListOptions struct{ f *Factory }
+type ListOptions struct {
+	f *Factory
+	// Long prints every field as key/value blocks instead of a table.
+	Long bool
+}
 
 func newCmdList(f *Factory, runF func(*ListOptions) error) *cobra.Command {
 	opts := &ListOptions{f: f}
-	return &cobra.Command{
-		Use:     "list",
-		Short:   "List installed extensions, broken ones included",
-		Example: "  spirit extension list\n  spirit extension list --json",
+	cmd := &cobra.Command{
+		Use:   "list",
+		Short: "List installed extensions, broken ones included",
+		Long: `List the installed extensions as a table: id, version, how it was installed,
+when, and its status (ok, disabled, broken, warnings, revoked or blocked in the
+marketplace). On a terminal the table has a header and the installed time is
+relative ("3 days ago"); through a pipe each extension is one line of
+tab-separated fields with the time in RFC 3339, for scripts. --long prints every
+field as key/value blocks; --json prints everything as JSON.`,
+		Example: "  spirit extension list\n  spirit extension list --long\n  spirit extension list --json",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if runF != nil {
@@ -392,6 +402,8 @@ func newCmdList(f *Factory, runF func(*ListOptions) error) *cobra.Command {
 			return runList(cmd.Context(), opts)
 		},
 	}
+	cmd.Flags().BoolVarP(&opts.Long, "long", "l", false, "print every field as key/value blocks")
+	return cmd
 }
 
 func runList(ctx context.Context, opts *ListOptions) error {
@@ -419,11 +431,15 @@ func runList(ctx context.Context, opts *ListOptions) error {
 		}
 		return writeJSON(f.IO.Out, out)
 	}
-	w := f.IO.Out
 	if len(list) == 0 {
-		_, err := fmt.Fprintln(w, "No extensions installed.")
+		_, err := fmt.Fprintln(f.IO.Out, "No extensions installed.")
 		return err
 	}
+	defer f.startPager()()
+	if !opts.Long {
+		return printListTable(f, list, flags)
+	}
+	w := f.IO.Out
 	fmt.Fprintln(w, "Extensions:")
 	for _, in := range list {
 		disabled := ""
@@ -435,7 +451,7 @@ func runList(ctx context.Context, opts *ListOptions) error {
 			continue
 		}
 		m := in.Manifest
-		termtext.Fprintf(w, "  - %s%s\n    id: %s\n    version: %s\n    installed_at: %d\n", m.Name, disabled, in.ID, m.Version, in.InstalledAtUnixMs)
+		termtext.Fprintf(w, "  - %s%s\n    id: %s\n    version: %s\n    installed_at: %s\n", m.Name, disabled, in.ID, m.Version, installedAt(in.InstalledAtUnixMs))
 		if m.Description != "" {
 			termtext.Fprintf(w, "    description: %s\n", m.Description)
 		}
@@ -467,6 +483,73 @@ func runList(ctx context.Context, opts *ListOptions) error {
 		}
 	}
 	return nil
+}
+
+// installedAt is an install time in RFC 3339 (UTC), or "unknown" for none.
+func installedAt(ms int64) string {
+	if ms <= 0 {
+		return "unknown"
+	}
+	return time.UnixMilli(ms).UTC().Format(time.RFC3339)
+}
+
+// printListTable prints the table of `extension list`.
+func printListTable(f *Factory, list []install.Installed, flags map[string][]string) error {
+	tty := f.IO.IsStdoutTTY()
+	cs := f.IO.ColorScheme()
+	t := newTablePrinter(f.IO, -1, "ID", "VERSION", "SOURCE", "INSTALLED", "STATUS")
+	for i := range list {
+		in := &list[i]
+		source := install.KindOf(in.Record)
+		switch {
+		case in.Broken != nil && source == "":
+			source = "-"
+		case in.StaleRecord != nil:
+			source = "other app"
+		case source == "":
+			source = "app"
+		}
+		when := installedAt(in.InstalledAtUnixMs)
+		if tty && in.InstalledAtUnixMs > 0 {
+			when = fuzzyAgo(f.clock(), time.UnixMilli(in.InstalledAtUnixMs))
+		}
+		var status []string
+		color := cs.Green
+		if in.Broken != nil {
+			status, color = append(status, "broken"), cs.Red
+		}
+		for _, flag := range flags[in.ID] {
+			status = append(status, flag)
+			if flag == "blocked" {
+				color = cs.Red
+			} else if in.Broken == nil {
+				color = cs.Yellow
+			}
+		}
+		if n := len(in.Warnings); n > 0 {
+			status = append(status, plural(n, "warning"))
+			if in.Broken == nil && len(flags[in.ID]) == 0 {
+				color = cs.Yellow
+			}
+		}
+		if in.Disabled {
+			status = append(status, "disabled")
+			if len(status) == 1 {
+				color = cs.Gray
+			}
+		}
+		if len(status) == 0 {
+			status = []string{"ok"}
+		}
+		version := in.Version()
+		if version == "" {
+			version = "-"
+		}
+		t.addRow(in.ID, version, source, when, strings.Join(status, ", "))
+		t.colorCell(0, cs.Bold)
+		t.colorCell(4, color)
+	}
+	return t.render()
 }
 
 // InfoOptions are the inputs of `spirit extension info`.
@@ -517,6 +600,7 @@ func runInfo(opts *InfoOptions) error {
 	if f.Global.JSON {
 		return writeJSON(f.IO.Out, j)
 	}
+	defer f.startPager()()
 	w := f.IO.Out
 	line := func(k, v string) {
 		if v != "" {
@@ -558,7 +642,9 @@ func runInfo(opts *InfoOptions) error {
 	line("marketplace_id", j.MarketplaceID)
 	line("channel", j.Channel)
 	line("review", j.ReviewStatus)
-	termtext.Fprintf(w, "installed_at: %d (%s)\n", j.InstalledAtUnixMs, time.UnixMilli(j.InstalledAtUnixMs).UTC().Format(time.RFC3339))
+	if j.InstalledAtUnixMs > 0 {
+		termtext.Fprintf(w, "installed_at: %s (%s)\n", installedAt(j.InstalledAtUnixMs), fuzzyAgo(f.clock(), time.UnixMilli(j.InstalledAtUnixMs)))
+	}
 	line("directory", j.Directory)
 	line("settings_file", j.SettingsFile)
 	line("rollback_version", j.RollbackVersion)

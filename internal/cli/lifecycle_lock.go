@@ -288,7 +288,7 @@ func (s *syncer) artifact(ctx context.Context, id string, e install.LockEntry) (
 			a.Close()
 			return nil, err
 		}
-		file, name, err := install.DownloadWith(ctx, fetch.New(fetch.Options{HTTP: s.f.HTTPClient(), Limits: lim}), e.Source, tmp)
+		file, name, err := install.DownloadWithProgress(ctx, fetch.New(fetch.Options{HTTP: s.f.HTTPClient(), Limits: lim}), e.Source, tmp, s.f.IO.Progress())
 		if err != nil {
 			a.Close()
 			return nil, err

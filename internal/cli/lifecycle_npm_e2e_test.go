@@ -97,7 +97,7 @@ func TestE2ELifecycleNpm(t *testing.T) {
 		t.Errorf("outdated row of local-life = %+v", r)
 	}
 	out := must(t, "extension", "outdated")
-	if !strings.Contains(out, "e2e-life  npm     1.0.0    1.1.0   2.0.0   e2e-life@^1.0.0") || !strings.Contains(out, "Not checked: local-life (local).") {
+	if !strings.Contains(out, "e2e-life\tnpm\t1.0.0\t1.1.0\t2.0.0\te2e-life@^1.0.0") || !strings.Contains(out, "Not checked: local-life (local).") {
 		t.Errorf("outdated:\n%s", out)
 	}
 

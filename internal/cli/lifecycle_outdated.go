@@ -9,7 +9,6 @@ import (
 	"os"
 	"slices"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/Masterminds/semver/v3"
@@ -238,16 +237,16 @@ func printSourceStatuses(f *Factory, rows []sourceStatus, offline bool) error {
 		}
 	}
 	if len(shown) > 0 {
-		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-		fmt.Fprint(tw, "ID\tSOURCE\tCURRENT\tWANTED\tLATEST\tASKED\n")
+		t := newTablePrinter(f.IO, -1, "ID", "SOURCE", "CURRENT", "WANTED", "LATEST", "ASKED")
 		for _, st := range shown {
-			wanted, latest := dash(st.Wanted), dash(st.Latest)
+			latest := dash(st.Latest)
 			if st.Changed {
 				latest = "changed"
 			}
-			termtext.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", st.ID, st.Kind, st.Current, wanted, latest, st.Asked)
+			t.addRow(st.ID, st.Kind, st.Current, dash(st.Wanted), latest, st.Asked)
+			t.colorCell(0, f.IO.ColorScheme().Bold)
 		}
-		if err := tw.Flush(); err != nil {
+		if err := t.render(); err != nil {
 			return err
 		}
 		for _, st := range shown {
@@ -256,7 +255,7 @@ func printSourceStatuses(f *Factory, rows []sourceStatus, offline bool) error {
 			}
 		}
 	} else if npmRows > 0 {
-		termtext.Fprintf(w, "All %d npm extensions are up to date.\n", npmRows)
+		fmt.Fprintln(w, upToDate(npmRows, "npm extension"))
 	}
 	if offline {
 		for _, st := range rows {

@@ -131,6 +131,9 @@ func runLogs(ctx context.Context, opts *LogsOptions) error {
 	}
 	var off int64
 	if err == nil {
+		if !opts.Follow {
+			defer f.startPager()()
+		}
 		off, err = printTail(f, fh, opts.Lines)
 		fh.Close()
 		if err != nil {

@@ -85,6 +85,7 @@ func (f *Factory) marketplace(mo *marketplaceOptions) (*catalog.Client, *paths.P
 		MaxAge:     maxAge,
 		Offline:    offline,
 		Now:        f.Now,
+		Progress:   f.IO.Progress(),
 	})
 	if err != nil {
 		return nil, nil, usageErrorf("--registry: %v", err)
@@ -122,6 +123,8 @@ type MarketplaceListOptions struct {
 	mo    *marketplaceOptions
 	Query []string
 	All   bool
+	// Long prints every field as key/value blocks instead of a table.
+	Long bool
 }
 
 func newCmdMarketplaceList(f *Factory, mo *marketplaceOptions, runF func(*MarketplaceListOptions) error) *cobra.Command {
@@ -133,8 +136,12 @@ func newCmdMarketplaceList(f *Factory, mo *marketplaceOptions, runF func(*Market
 		Long: `List the catalog, or the items whose display name, description, id, package
 name, keywords or author contain QUERY (the words joined by spaces, any case).
 Hidden and blocked items are left out unless --all; an installed extension shows
-its version, and is flagged when that version is now revoked or blocked.`,
-		Example: "  spirit extension marketplace list\n  spirit extension marketplace search system prompt --json",
+its version, and is flagged when that version is now revoked or blocked.
+
+On a terminal the items are a table (id, version, review, status, description
+cut to the terminal width); through a pipe each item is one line of
+tab-separated fields, never cut. --long prints every field as key/value blocks.`,
+		Example: "  spirit extension marketplace list\n  spirit extension marketplace search system prompt --json\n  spirit extension marketplace list --long",
 		Args:    cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Query = args
@@ -145,6 +152,7 @@ its version, and is flagged when that version is now revoked or blocked.`,
 		},
 	}
 	cmd.Flags().BoolVar(&opts.All, "all", false, "also show hidden and blocked items")
+	cmd.Flags().BoolVarP(&opts.Long, "long", "l", false, "print every field as key/value blocks")
 	return cmd
 }
 
@@ -211,6 +219,11 @@ func runMarketplaceList(ctx context.Context, opts *MarketplaceListOptions) error
 		_, err := fmt.Fprintln(w, "No marketplace extensions found.")
 		return err
 	}
+	defer f.startPager()()
+	if !opts.Long {
+		return printMarketplaceTable(f, out.Items)
+	}
+	w = f.IO.Out
 	fmt.Fprintln(w, "Marketplace catalog:")
 	for _, j := range out.Items {
 		it := j.Item
@@ -244,6 +257,48 @@ func runMarketplaceList(ctx context.Context, opts *MarketplaceListOptions) error
 		}
 	}
 	return nil
+}
+
+// printMarketplaceTable prints the table of `marketplace list`: the
+// status says what is not plain (a listed item not installed is "-").
+func printMarketplaceTable(f *Factory, items []marketplaceItemJSON) error {
+	cs := f.IO.ColorScheme()
+	t := newTablePrinter(f.IO, 4, "ID", "VERSION", "REVIEW", "STATUS", "DESCRIPTION")
+	for _, j := range items {
+		it := j.Item
+		var status []string
+		if it.Status != catalog.StatusListed && it.Status != "" {
+			status = append(status, it.Status)
+		}
+		if s := j.Installed; s != nil {
+			status = append(status, "installed "+s.Version)
+			if s.Revoked {
+				status = append(status, "revoked")
+			}
+		}
+		if len(status) == 0 {
+			status = []string{"-"}
+		}
+		t.addRow(it.ExtensionID, it.DefaultVersion, it.DefaultReviewStatus, strings.Join(status, ", "), strings.TrimSpace(it.Description))
+		t.colorCell(0, cs.Bold)
+		switch it.DefaultReviewStatus {
+		case catalog.ReviewVerified:
+			t.colorCell(2, cs.Green)
+		case catalog.ReviewRevoked:
+			t.colorCell(2, cs.Red)
+		default:
+			t.colorCell(2, cs.Yellow)
+		}
+		switch {
+		case it.Status == catalog.StatusBlocked || (j.Installed != nil && j.Installed.Revoked):
+			t.colorCell(3, cs.Red)
+		case j.Installed != nil:
+			t.colorCell(3, cs.Green)
+		default:
+			t.colorCell(3, cs.Gray)
+		}
+	}
+	return t.render()
 }
 
 // MarketplaceDetailOptions are the inputs of `marketplace detail`.
@@ -348,6 +403,7 @@ func runMarketplaceReadme(ctx context.Context, opts *MarketplaceReadmeOptions) e
 		}{strings.TrimSpace(opts.ID), text})
 	}
 	printWarnings(f.IO.ErrOut, warnings)
+	defer f.startPager()()
 	_, err = termtext.Fprintln(f.IO.Out, termtext.Multiline(text))
 	return err
 }

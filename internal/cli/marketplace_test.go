@@ -56,7 +56,7 @@ func TestMarketplaceOverHTTP(t *testing.T) {
 	srv := newStaticRegistry(t, fixtureRegistry)
 	e := &cliEnv{data: t.TempDir(), now: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)}
 
-	code, out, errOut := e.run(t, srv.URL, false, "", "extension", "marketplace", "list")
+	code, out, errOut := e.run(t, srv.URL, false, "", "extension", "marketplace", "list", "--long")
 	if code != 0 || !strings.Contains(out, "id: fixture.hello") || strings.Contains(out, "fixture.hidden") {
 		t.Fatalf("list: %d\n%s\n%s", code, out, errOut)
 	}
@@ -120,7 +120,7 @@ func TestMarketplaceOverHTTP(t *testing.T) {
 	// Offline: the server fails, the cache answers and its age is said.
 	srv.SetStatus(http.StatusServiceUnavailable)
 	e.now = e.now.Add(2 * time.Hour)
-	code, out, errOut = e.run(t, srv.URL, false, "", "extension", "marketplace", "list")
+	code, out, errOut = e.run(t, srv.URL, false, "", "extension", "marketplace", "list", "--long")
 	if code != 0 || !strings.Contains(out, "installed: Installed 1.1.0") || !strings.Contains(errOut, "using the cached copy from 2h0m0s ago") {
 		t.Fatalf("offline list: %d\n%s\n%s", code, out, errOut)
 	}
@@ -169,6 +169,7 @@ func TestMarketplaceJSONGolden(t *testing.T) {
 		{"detail", []string{"--json", "extension", "marketplace", "detail", "spiritagent.system-message-demo"}},
 		{"readme", []string{"--json", "extension", "marketplace", "readme", "spiritagent.system-message-demo"}},
 		{"list-human", []string{"extension", "marketplace", "list"}},
+		{"list-long", []string{"extension", "marketplace", "list", "--long"}},
 		{"detail-human", []string{"extension", "marketplace", "detail", "spiritagent.system-message-demo"}},
 		{"not-found", []string{"--json", "extension", "marketplace", "detail", "nope"}},
 	}

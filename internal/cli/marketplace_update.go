@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -251,13 +250,13 @@ func printMarketplaceOutdated(f *Factory, sts []catalog.Status) error {
 			rows = append(rows, st)
 		}
 	}
-	w := f.IO.Out
 	if len(rows) == 0 {
-		_, err := termtext.Fprintf(w, "All %d marketplace extensions are up to date.\n", len(sts))
+		_, err := fmt.Fprintln(f.IO.Out, upToDate(len(sts), "marketplace extension"))
 		return err
 	}
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprint(tw, "ID\tINSTALLED\tCHANNEL\tLATEST\tNOTES\n")
+	// The notes are never cut: they say what an update would add.
+	cs := f.IO.ColorScheme()
+	t := newTablePrinter(f.IO, -1, "ID", "INSTALLED", "CHANNEL", "LATEST", "NOTES")
 	for _, st := range rows {
 		var notes []string
 		if st.Revoked {
@@ -276,9 +275,28 @@ func printMarketplaceOutdated(f *Factory, sts []catalog.Status) error {
 		if !st.Outdated {
 			latest = "-"
 		}
-		termtext.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", st.ID, st.Installed, st.Channel, latest, strings.Join(notes, "; "))
+		t.addRow(st.ID, st.Installed, st.Channel, latest, strings.Join(notes, "; "))
+		t.colorCell(0, cs.Bold)
+		if st.Outdated {
+			t.colorCell(3, cs.Green)
+		}
+		if st.Revoked || st.Blocked || st.Error != "" {
+			t.colorCell(4, cs.Red)
+		}
 	}
-	return tw.Flush()
+	return t.render()
+}
+
+// upToDate says that all n items are up to date, in good English for
+// none and one.
+func upToDate(n int, what string) string {
+	switch n {
+	case 0:
+		return "No " + what + "s to check."
+	case 1:
+		return "The 1 " + what + " is up to date."
+	}
+	return fmt.Sprintf("All %s are up to date.", plural(n, what))
 }
 
 // UpdateOptions are the inputs of `spirit extension update`.

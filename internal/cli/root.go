@@ -102,6 +102,7 @@ It reads and writes the same data directory as the Spirit Agent apps.`,
 				f.Global.JSON, f.jq, f.IO.Out = true, jq, jq
 			}
 			if f.Global.Verbose {
+				f.IO.Progress().SetVerbose(true)
 				if p, err := f.Paths(); err == nil {
 					termtext.Fprintf(f.IO.ErrOut, "spirit: data directory %s, host %s, extensions in %s\n", p.DataDir, p.Host, p.ExtensionsDir())
 				}

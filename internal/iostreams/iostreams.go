@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"io"
 	"os"
+	"sync/atomic"
 
 	"golang.org/x/term"
 )
@@ -18,25 +19,61 @@ type IOStreams struct {
 	ErrOut io.Writer
 
 	inTTY, outTTY, errTTY bool
+	color                 bool
+	width                 int
+
+	pager   *pagerProcess
+	pagerOn bool
 
 	prompter *Prompter
-	progress *Progress
+	progress atomic.Pointer[Progress]
+	// stdout and stderr are the process's own, for the terminal width.
+	stdout, stderr *os.File
 }
 
 // System returns the process's own streams.
 func System() *IOStreams {
-	return &IOStreams{
-		In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr,
+	s := &IOStreams{
+		In: os.Stdin, stdout: os.Stdout, stderr: os.Stderr,
 		inTTY:  isTerminal(os.Stdin),
 		outTTY: isTerminal(os.Stdout),
 		errTTY: isTerminal(os.Stderr),
 	}
+	s.color = ColorFromEnv(os.Getenv, s.outTTY)
+	s.setOutputs(os.Stdout, os.Stderr)
+	return s
 }
+
+// setOutputs sets Out and ErrOut to out and errOut, each behind a
+// lineEnder, so whatever is printed starts on a line of its own.
+func (s *IOStreams) setOutputs(out, errOut io.Writer) {
+	s.Out, s.ErrOut = &lineEnder{w: out, s: s}, &lineEnder{w: errOut, s: s}
+}
+
+// errWriter is where the progress line is drawn: standard error without
+// the lineEnder (or ErrOut as a test set it).
+func (s *IOStreams) errWriter() io.Writer { return unwrap(s.ErrOut) }
+
+// progressIfAny returns the progress line if one was made.
+func (s *IOStreams) progressIfAny() *Progress { return s.progress.Load() }
 
 // Test returns streams backed by buffers, none of them a terminal.
 func Test() (ios *IOStreams, in, out, errOut *bytes.Buffer) {
 	in, out, errOut = &bytes.Buffer{}, &bytes.Buffer{}, &bytes.Buffer{}
-	return &IOStreams{In: in, Out: out, ErrOut: errOut}, in, out, errOut
+	s := &IOStreams{In: in}
+	s.setOutputs(out, errOut)
+	return s, in, out, errOut
+}
+
+// TestTerminal returns streams of a terminal for tests: standard output
+// and error both write to screen, in the order they are written, and all
+// three streams are marked as terminals (width 80, no colour).
+func TestTerminal() (ios *IOStreams, in, screen *bytes.Buffer) {
+	ios, in, _, _ = Test()
+	screen = &bytes.Buffer{}
+	ios.setOutputs(screen, screen)
+	ios.SetTTY(true)
+	return ios, in, screen
 }
 
 // SetTTY marks all three streams as terminals or not (for tests).

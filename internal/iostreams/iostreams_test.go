@@ -16,7 +16,7 @@ func TestProgressDownload(t *testing.T) {
 		p.Add(3 << 20)
 		p.Done(nil)
 		got := errOut.String()
-		if tty && (!strings.Contains(got, "Downloading @acme/x@1.0.0 [#######") || !strings.HasSuffix(got, "100% 4.0/4.0 MiB\n")) {
+		if tty && (!strings.Contains(got, "Downloading @acme/x@1.0.0 [#####") || !strings.HasSuffix(got, "100% 4.0/4.0 MiB\n")) {
 			t.Errorf("tty: got %q", got)
 		}
 		if !tty && got != "" {
@@ -45,7 +45,7 @@ func TestProgressEscapesAndShares(t *testing.T) {
 	if strings.Contains(strings.ReplaceAll(got, "\r\x1b[K", ""), "\x1b") || strings.Count(got, "\r") != strings.Count(got, "\r\x1b[K") {
 		t.Fatalf("raw control bytes from a label: %q", got)
 	}
-	for _, want := range []string{`/8 evil\x1b]0;title\x07\x0d`, `(lock /data/.lock\x1b[2J)…` + "\n", "Unpacking [##############################] 100% 8.0/8.0 MiB\n"} {
+	for _, want := range []string{`/8 evil\x1b]0;title\x07\x0d`, `(lock /data/.lock\x1b[2J)…` + "\n", "Unpacking [####################] 100% 8.0/8.0 MiB\n"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("missing %q in %q", want, got)
 		}

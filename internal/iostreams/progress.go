@@ -2,36 +2,59 @@ package iostreams
 
 import (
 	"fmt"
+	"io"
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/spiritagents/spirit/internal/termtext"
 )
 
-// Progress is the one progress line of a run, on standard error. It is
-// drawn only when standard error is a terminal, at most ten times a second
-// (and always at the end of a task); pipes get nothing but the waiting
-// notice. Its methods serve the progress interfaces of the domain
-// packages (npm downloads, install unpacking, registry fetches), are safe
-// for concurrent use, and are no-ops on a nil *Progress. Labels come from
-// outside and are escaped with termtext.
+// Progress is the one progress line of a run, on standard error: every
+// download (npm, marketplace, URL) and every unpacking reports through it.
+// On a terminal it draws a bar with the bytes done, the rate and the time
+// left, at most ten times a second and always at the end of a task. Its
+// line is always ended before anything else is printed: a finished task
+// ends it, and the streams of System and Test end it before any other
+// write to standard output or error. Off a terminal it draws nothing; with
+// SetVerbose it says one line per task. It is safe for concurrent use and
+// its methods are no-ops on a nil *Progress. Its methods serve the
+// progress interfaces of the domain packages (npm.Progress,
+// install.Progress, registry fetches). Labels come from outside and are
+// escaped with termtext.
 type Progress struct {
-	s     *IOStreams
-	mu    sync.Mutex
-	label string
-	done  int64
-	total int64
-	last  time.Time
-	drawn bool
+	s       *IOStreams
+	mu      sync.Mutex
+	verbose bool
+	task    string
+	done    int64
+	total   int64
+	started time.Time
+	last    time.Time
+	drawn   bool
+	// now is the clock (tests fix it).
+	now func() time.Time
 }
 
 // Progress returns the streams' progress line.
 func (s *IOStreams) Progress() *Progress {
-	if s.progress == nil {
-		s.progress = &Progress{s: s}
+	if p := s.progress.Load(); p != nil {
+		return p
 	}
-	return s.progress
+	s.progress.CompareAndSwap(nil, &Progress{s: s, now: time.Now})
+	return s.progress.Load()
+}
+
+// SetVerbose makes the progress say one line per task off a terminal
+// (spirit -v).
+func (p *Progress) SetVerbose(on bool) {
+	if p == nil {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.verbose = on
 }
 
 // unpackMin is the size under which unpacking is too quick to show.
@@ -44,7 +67,20 @@ func (p *Progress) Start(label string, total int64) {
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.label, p.done, p.total = label, 0, total
+	p.endLine()
+	p.begin("Downloading "+termtext.Line(label), total)
+}
+
+// begin starts task, and says so off a terminal when verbose.
+func (p *Progress) begin(task string, total int64) {
+	p.task, p.done, p.total, p.started, p.last = task, 0, total, p.now(), time.Time{}
+	if !p.s.IsStderrTTY() && p.verbose {
+		size := ""
+		if total > 0 {
+			size = fmt.Sprintf(" (%s)", formatBytes(total))
+		}
+		fmt.Fprintf(p.s.errWriter(), "%s%s…\n", task, size)
+	}
 }
 
 // Add reports n more bytes of the download.
@@ -55,7 +91,7 @@ func (p *Progress) Add(n int64) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.done += n
-	p.draw("Downloading "+termtext.Line(p.label), p.done, p.total, true)
+	p.draw(true)
 }
 
 // Done ends the download's line.
@@ -70,7 +106,7 @@ func (p *Progress) Waiting(lock string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.endLine()
-	termtext.Fprintf(p.s.ErrOut, "Waiting for another spirit command to finish (lock %s)…\n", lock)
+	termtext.Fprintf(p.s.errWriter(), "Waiting for another spirit command to finish (lock %s)…\n", lock)
 }
 
 // Extracting reports bytes unpacked out of total, for sources of 4 MiB
@@ -81,7 +117,12 @@ func (p *Progress) Extracting(done, total int64) {
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.draw("Unpacking", done, total, true)
+	if p.task != "Unpacking" || p.total != total || done < p.done {
+		p.endLine()
+		p.begin("Unpacking", total)
+	}
+	p.done = done
+	p.draw(true)
 }
 
 // Fetched reports that pkg was fetched, done of total.
@@ -91,7 +132,8 @@ func (p *Progress) Fetched(pkg string, done, total int) {
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.draw(termtext.Sprintf("fetched %d/%d %s", done, total, pkg), 0, 0, false)
+	p.task, p.total = termtext.Sprintf("fetched %d/%d %s", done, total, pkg), 0
+	p.draw(false)
 }
 
 // Stop ends the line drawn so far, if any.
@@ -106,34 +148,119 @@ func (p *Progress) Stop() {
 
 func (p *Progress) endLine() {
 	if p.drawn {
-		fmt.Fprintln(p.s.ErrOut)
+		fmt.Fprintln(p.s.errWriter())
 		p.drawn = false
 	}
 }
 
-// draw redraws the line as what, with a bar and sizes when bytes is set
-// (and a size without a bar when total is unknown).
-func (p *Progress) draw(what string, done, total int64, bytes bool) {
+// draw redraws the line of the task, with a bar, sizes, rate and time
+// left when bytes is set (and only the size and rate when the total is
+// unknown). A finished task ends its line.
+func (p *Progress) draw(bytes bool) {
 	if !p.s.IsStderrTTY() {
 		return
 	}
-	now := time.Now()
-	if (total <= 0 || done < total) && now.Sub(p.last) < 100*time.Millisecond {
+	now := p.now()
+	finished := bytes && p.total > 0 && p.done >= p.total
+	if !finished && now.Sub(p.last) < 100*time.Millisecond {
 		return
 	}
 	p.last = now
-	line := what
-	switch {
-	case bytes && total > 0:
-		const width = 30
-		k := min(int(done*width/total), width)
-		line += fmt.Sprintf(" [%s%s] %3d%% %.1f/%.1f MiB", strings.Repeat("#", k), strings.Repeat(" ", width-k),
-			done*100/total, mib(done), mib(total))
-	case bytes:
-		line += fmt.Sprintf(" %.1f MiB", mib(done))
+	// The label gives way first, so the numbers stay on a narrow line.
+	width := p.s.TerminalWidth() - 1
+	line := p.task
+	if bytes {
+		tail := barText(p.done, p.total, now.Sub(p.started))
+		line = cutRunes(line, max(width-utf8.RuneCountInString(tail)-1, 12)) + " " + tail
 	}
-	fmt.Fprintf(p.s.ErrOut, "\r\033[K%s", line)
+	line = cutRunes(line, width)
+	fmt.Fprintf(p.s.errWriter(), "\r\033[K%s", line)
 	p.drawn = true
+	if finished {
+		p.endLine()
+	}
 }
 
-func mib(n int64) float64 { return float64(n) / (1 << 20) }
+// barText is "[########            ]  40% 4.0/10.0 MiB 2.0 MiB/s 3s left", or
+// "4.0 MiB 2.0 MiB/s" when the total is unknown.
+func barText(done, total int64, elapsed time.Duration) string {
+	var b strings.Builder
+	if total > 0 {
+		const width = 20
+		k := min(int(done*width/total), width)
+		fmt.Fprintf(&b, "[%s%s] %3d%% %s", strings.Repeat("#", k), strings.Repeat(" ", width-k),
+			min(done*100/total, 100), formatPair(done, total))
+	} else {
+		b.WriteString(formatBytes(done))
+	}
+	if elapsed < 200*time.Millisecond || done <= 0 {
+		return b.String()
+	}
+	rate := float64(done) / elapsed.Seconds()
+	fmt.Fprintf(&b, " %s/s", formatBytes(int64(rate)))
+	if total > 0 && done < total {
+		left := time.Duration(float64(total-done) / rate * float64(time.Second))
+		fmt.Fprintf(&b, " %s left", formatETA(left))
+	}
+	return b.String()
+}
+
+// formatBytes is n in MiB with one decimal ("4.0 MiB"), or in KiB below
+// one MiB.
+func formatBytes(n int64) string {
+	if n < 1<<20 {
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+}
+
+// formatPair is "done/total unit" in the unit of total.
+func formatPair(done, total int64) string {
+	unit, div := "MiB", float64(1<<20)
+	if total < 1<<20 {
+		unit, div = "KiB", 1<<10
+	}
+	return fmt.Sprintf("%.1f/%.1f %s", float64(done)/div, float64(total)/div, unit)
+}
+
+// formatETA is a short duration: "42s", "3m05s", "1h02m".
+func formatETA(d time.Duration) string {
+	s := int64(d.Round(time.Second) / time.Second)
+	switch {
+	case s < 60:
+		return fmt.Sprintf("%ds", s)
+	case s < 3600:
+		return fmt.Sprintf("%dm%02ds", s/60, s%60)
+	}
+	return fmt.Sprintf("%dh%02dm", s/3600, s%3600/60)
+}
+
+// cutRunes cuts s to at most n runes, so the line does not wrap (a
+// wrapped line cannot be redrawn in place).
+func cutRunes(s string, n int) string {
+	if n <= 0 || utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:n-1]) + "…"
+}
+
+// lineEnder is standard output or error as commands see it: a write first
+// ends the progress line, so no text lands on the end of a bar.
+type lineEnder struct {
+	w io.Writer
+	s *IOStreams
+}
+
+func (l *lineEnder) Write(b []byte) (int, error) {
+	p := l.s.progressIfAny()
+	if p == nil {
+		return l.w.Write(b)
+	}
+	// Holding the progress lock, no bar is drawn between the end of its
+	// line and this text.
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.endLine()
+	return l.w.Write(b)
+}
