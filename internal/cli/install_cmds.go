@@ -706,31 +706,42 @@ func runRemove(ctx context.Context, opts *RemoveOptions) error {
 		return err
 	}
 	return forEachArg(opts.f, opts.IDs, func(arg string) (any, error) {
-		return nil, removeOne(ctx, opts, in, arg)
+		return removeOne(ctx, opts, in, arg)
 	})
 }
 
-func removeOne(ctx context.Context, opts *RemoveOptions, in *install.Installer, arg string) error {
+// removedJSON is what `remove --json` prints for one extension.
+type removedJSON struct {
+	ID      string `json:"id"`
+	Version string `json:"version,omitempty"`
+	Purged  bool   `json:"purged"`
+}
+
+func removeOne(ctx context.Context, opts *RemoveOptions, in *install.Installer, arg string) (*removedJSON, error) {
 	id, err := installedID(ctx, opts.f, strings.TrimSpace(arg))
 	if err != nil {
-		return err
+		return nil, err
 	}
 	removed, err := in.Remove(ctx, id, install.RemoveOptions{Purge: opts.Purge})
 	switch {
 	case errors.Is(err, install.ErrNotFound):
-		return withHint(err, "see 'spirit extension list' for the installed ids")
+		return nil, withHint(err, "see 'spirit extension list' for the installed ids")
 	case errors.Is(err, install.ErrLockTimeout):
-		return withHint(err, "another spirit command is still changing extensions; try again, or raise --lock-timeout")
+		return nil, withHint(err, "another spirit command is still changing extensions; try again, or raise --lock-timeout")
 	case err != nil:
-		return err
+		return nil, err
 	}
 	if opts.Purge && opts.PurgeSecrets != nil {
 		if err := opts.PurgeSecrets(id, removed.Manifest); err != nil {
-			return fmt.Errorf("removed %s, but deleting its secrets failed: %w", id, err)
+			return nil, fmt.Errorf("removed %s, but deleting its secrets failed: %w", id, err)
 		}
 	}
+	res := &removedJSON{ID: id, Version: removed.Version(), Purged: opts.Purge}
+	if opts.f.Global.JSON {
+		return res, nil
+	}
 	_, err = termtext.Fprintf(opts.f.IO.Out, "Removed extension: %s\n", id)
-	return err
+	return res, err
 }
 
 // RollbackOptions are the inputs of `spirit extension rollback`.

@@ -3,7 +3,12 @@ package cli
 import (
 	"bytes"
 	"encoding/json"
+	"net/http"
+	"path/filepath"
 	"testing"
+	"time"
+
+	"github.com/spiritagents/spirit/internal/iostreams"
 )
 
 // A list in --json output is [] when empty, never null, at any depth;
@@ -40,5 +45,22 @@ func TestWriteJSONNeverNullLists(t *testing.T) {
 	writeJSON(&b, []string(nil))
 	if b.String() != "[]\n" {
 		t.Errorf("nil list: %q", b.String())
+	}
+}
+
+// remove --json prints what was removed, never the human line.
+func TestRemoveJSON(t *testing.T) {
+	env := map[string]string{"SPIRIT_AGENT_DATA_DIR": t.TempDir()}
+	run := func(args ...string) (int, string) {
+		ios, _, out, _ := iostreams.Test()
+		f := &Factory{IO: ios, Getenv: func(k string) string { return env[k] }, Now: time.Now, HTTPClient: func() *http.Client { return &http.Client{} }}
+		return Run(t.Context(), f, args), out.String()
+	}
+	if code, _ := run("extension", "install", filepath.Join("..", "..", "testdata", "runtime", "kitchen")); code != 0 {
+		t.Fatal("install failed")
+	}
+	code, out := run("--json", "extension", "remove", "@fixture/kitchen")
+	if want := "{\n  \"id\": \"@fixture/kitchen\",\n  \"version\": \"1.0.0\",\n  \"purged\": false\n}\n"; code != 0 || out != want {
+		t.Errorf("exit %d, stdout %q", code, out)
 	}
 }
