@@ -82,6 +82,11 @@ type Options struct {
 	Confine func(ctx context.Context, ext *install.Installed, cmd *exec.Cmd) error
 	// Timeouts; zero means the default.
 	ActivateTimeout, CallTimeout, DisposeTimeout, KillGrace time.Duration
+	// IdleTimeout stops an extension's process once no call to it has been
+	// in flight for that long; its next use starts it again. Zero keeps
+	// processes until Close; IdleImmediate stops each as soon as its last
+	// call ends.
+	IdleTimeout time.Duration
 }
 
 // Tool is one model-facing tool.
@@ -188,6 +193,13 @@ type Host struct {
 
 	schemaMu sync.Mutex
 	schemas  map[string]*schemaSet // by extension id
+
+	starting chan struct{} // one token per process starting
+	quit     chan struct{} // closed by Close
+	prompts  promptCache
+	// idleStopped, when set (by tests), is called after an idle process
+	// is stopped.
+	idleStopped func(id string)
 }
 
 // schemaSet is the compiled tool schemas of one install of an extension;
@@ -228,13 +240,19 @@ func New(opts Options) (*Host, error) {
 	opts.CallTimeout = cmp.Or(opts.CallTimeout, DefaultCallTimeout)
 	opts.DisposeTimeout = cmp.Or(opts.DisposeTimeout, DefaultDisposeTimeout)
 	opts.KillGrace = cmp.Or(opts.KillGrace, DefaultKillGrace)
-	return &Host{
+	h := &Host{
 		opts:     opts,
 		getenv:   opts.Getenv,
 		settings: NewSettings(opts.Paths),
 		slots:    map[string]*slot{},
 		schemas:  map[string]*schemaSet{},
-	}, nil
+		starting: make(chan struct{}, startSlots()),
+		quit:     make(chan struct{}),
+	}
+	if opts.IdleTimeout > 0 {
+		go h.reap()
+	}
+	return h, nil
 }
 
 // Settings returns the settings store the host uses.
@@ -564,6 +582,7 @@ func (h *Host) Call(ctx context.Context, req CallRequest) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	defer h.release(p)
 	params := map[string]any{"toolName": te.ToolName, "arguments": json.RawMessage(args)}
 	if req.ToolCallID != "" {
 		params["toolCallId"] = req.ToolCallID
@@ -682,6 +701,7 @@ func (h *Host) deliver(ctx context.Context, ext *install.Installed, ev Event) er
 	if err != nil {
 		return err
 	}
+	defer h.release(p)
 	if !p.caps.OnEvent {
 		return nil
 	}
@@ -737,6 +757,7 @@ func (h *Host) SystemPrompt(ctx context.Context) (*Prompt, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	h.savePrompts(exts)
 	out := &Prompt{Contributions: []PromptContribution{}}
 	for i, a := range answers {
 		if a.err != nil {
@@ -754,21 +775,35 @@ func (h *Host) SystemPrompt(ctx context.Context) (*Prompt, error) {
 	return out, nil
 }
 
+// prompt is ext's system prompt. A static one (the instance has no
+// getSystemPrompt) is cached per install, so it is read without starting
+// Node while the same install stays.
 func (h *Host) prompt(ctx context.Context, ext *install.Installed) (string, error) {
+	key, cacheable := h.promptKey(ext)
+	if cacheable {
+		if text, ok := h.cachedPrompt(ext.ID, key); ok {
+			return text, nil
+		}
+	}
 	p, err := h.process(ctx, ext, nil)
 	if err != nil {
 		return "", err
 	}
-	if !p.caps.SystemPrompt {
-		return "", nil
+	defer h.release(p)
+	text := ""
+	if p.caps.SystemPrompt {
+		var out struct {
+			Text string `json:"text"`
+		}
+		if err := h.request(ctx, p, "prompt", h.opts.CallTimeout, "systemPrompt", struct{}{}, &out); err != nil {
+			return "", err
+		}
+		text = manifest.TrimJS(p.mask.string(out.Text))
 	}
-	var out struct {
-		Text string `json:"text"`
+	if cacheable && !p.caps.GetSystemPrompt {
+		h.storePrompt(ext.ID, key, text)
 	}
-	if err := h.request(ctx, p, "prompt", h.opts.CallTimeout, "systemPrompt", struct{}{}, &out); err != nil {
-		return "", err
-	}
-	return manifest.TrimJS(p.mask.string(out.Text)), nil
+	return text, nil
 }
 
 // RenderPromptBlock renders contributions as the reference's <extensions>
@@ -799,6 +834,9 @@ func RenderPromptBlock(cs []PromptContribution) string {
 // stops its process. The Host cannot be used afterwards.
 func (h *Host) Close() error {
 	h.mu.Lock()
+	if !h.closed {
+		close(h.quit)
+	}
 	h.closed = true
 	slots := make([]*slot, 0, len(h.slots))
 	for _, s := range h.slots {

@@ -273,6 +273,7 @@ async function activate({ info, mainPath, activationEvent }) {
     tools: instance?.tools ? Object.keys(instance.tools) : [],
     invokeTool: typeof instance?.invokeTool === 'function',
     systemPrompt: instance?.systemPrompt !== undefined || typeof instance?.getSystemPrompt === 'function',
+    getSystemPrompt: typeof instance?.getSystemPrompt === 'function',
     onEvent: typeof instance?.onEvent === 'function',
     dispose: typeof instance?.dispose === 'function',
   };
