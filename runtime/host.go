@@ -185,11 +185,12 @@ type Host struct {
 	closed bool
 	slots  map[string]*slot
 
-	listMu    sync.Mutex
-	listStamp time.Time
-	listExtra string
-	listed    []install.Installed
-	tools     []toolEntry
+	listMu      sync.Mutex
+	listChecked time.Time // when the stamps were last read
+	listStamp   time.Time
+	listExtra   string
+	listed      []install.Installed
+	tools       []toolEntry
 
 	schemaMu sync.Mutex
 	schemas  map[string]*schemaSet // by extension id
@@ -269,10 +270,29 @@ func (h *Host) Refresh() {
 	h.listMu.Unlock()
 }
 
+// staleCheck is how often the list's stamps are read: a warm call does
+// not pay a stat each time. With --dev packages (ListStamp) they are read
+// at every use, so an edit is run by the very next call.
+const staleCheck = 100 * time.Millisecond
+
 // list returns the installed extensions and the exposed tools. The list is
-// read again whenever the extensions directory changed (every install,
-// replace and remove renames a directory in it).
+// read again when the extensions directory changed (every install,
+// replace and remove renames a directory in it), checked at most every
+// staleCheck.
 func (h *Host) list() ([]install.Installed, []toolEntry, error) {
+	h.listMu.Lock()
+	if h.listed != nil && h.opts.ListStamp == nil && time.Since(h.listChecked) < staleCheck {
+		defer h.listMu.Unlock()
+		return h.listed, h.tools, nil
+	}
+	h.listMu.Unlock()
+	return h.listNow()
+}
+
+// listNow is list with the stamps read now: a name that is not found may
+// have been installed since the last check.
+func (h *Host) listNow() ([]install.Installed, []toolEntry, error) {
+	checked := time.Now()
 	stamp := time.Time{}
 	if fi, err := os.Stat(h.opts.Paths.ExtensionsDir()); err == nil {
 		stamp = fi.ModTime()
@@ -284,6 +304,7 @@ func (h *Host) list() ([]install.Installed, []toolEntry, error) {
 	h.listMu.Lock()
 	defer h.listMu.Unlock()
 	if h.listed != nil && !stamp.IsZero() && stamp.Equal(h.listStamp) && extra == h.listExtra {
+		h.listChecked = checked
 		return h.listed, h.tools, nil
 	}
 	exts, err := h.opts.List()
@@ -293,7 +314,7 @@ func (h *Host) list() ([]install.Installed, []toolEntry, error) {
 	if exts == nil {
 		exts = []install.Installed{}
 	}
-	h.listed, h.tools, h.listStamp, h.listExtra = exts, exposedTools(exts), stamp, extra
+	h.listed, h.tools, h.listStamp, h.listExtra, h.listChecked = exts, exposedTools(exts), stamp, extra, checked
 	return h.listed, h.tools, nil
 }
 
@@ -303,16 +324,18 @@ func (h *Host) Extension(id string) (*install.Installed, error) {
 	if id == "" {
 		return nil, errors.New("The extension id must not be empty.")
 	}
-	exts, _, err := h.list()
-	if err != nil {
-		return nil, err
-	}
-	for i := range exts {
-		if exts[i].ID == id {
-			if exts[i].Manifest == nil {
-				return nil, fmt.Errorf("extension %s is broken: %w", id, exts[i].Broken)
+	for _, list := range []func() ([]install.Installed, []toolEntry, error){h.list, h.listNow} {
+		exts, _, err := list()
+		if err != nil {
+			return nil, err
+		}
+		for i := range exts {
+			if exts[i].ID == id {
+				if exts[i].Manifest == nil {
+					return nil, fmt.Errorf("extension %s is broken: %w", id, exts[i].Broken)
+				}
+				return &exts[i], nil
 			}
-			return &exts[i], nil
 		}
 	}
 	return nil, &NotFoundError{ID: id}
@@ -391,7 +414,16 @@ func (h *Host) Tools(ctx context.Context) ([]Tool, error) {
 // resolve finds a tool by invocation name or "ID/TOOL".
 func (h *Host) resolve(name string) (*toolEntry, error) {
 	name = strings.TrimSpace(name)
-	_, entries, err := h.list()
+	te, err := h.resolveIn(h.list, name)
+	var ue *UnknownToolError
+	if errors.As(err, &ue) {
+		te, err = h.resolveIn(h.listNow, name)
+	}
+	return te, err
+}
+
+func (h *Host) resolveIn(list func() ([]install.Installed, []toolEntry, error), name string) (*toolEntry, error) {
+	_, entries, err := list()
 	if err != nil {
 		return nil, err
 	}

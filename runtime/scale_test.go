@@ -262,3 +262,55 @@ export async function activate() {
 		}
 	}
 }
+
+// The runner makes a call's AbortController only when the handler reads
+// ctx.signal; a cancelled call still aborts it.
+func TestCancelledCallAbortsLazySignal(t *testing.T) {
+	dir := t.TempDir()
+	started, aborted := filepath.Join(dir, "started"), filepath.Join(dir, "aborted")
+	for _, f := range []string{started, aborted} {
+		if err := syscall.Mkfifo(f, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p := paths.New(t.TempDir(), paths.HostCLI)
+	main := fmt.Sprintf(`import fs from 'node:fs';
+export function activate() { return { tools: { pid: (ctx) => new Promise((resolve) => {
+  ctx.signal.addEventListener('abort', () => { fs.writeFileSync(%q, 'aborted'); resolve('x'); });
+  fs.writeFileSync(%q, 'started');
+}) } }; }`, aborted, started)
+	writeExtension(t, p, "idle", "1.0.0", "", []string{CapToolDefinitions, CapToolExecution}, main)
+	h := newTestHost(t, p, nil)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		_, err := h.Call(ctx, CallRequest{Name: "idle/pid"})
+		done <- err
+	}()
+	if b, err := os.ReadFile(started); err != nil || string(b) != "started" {
+		t.Fatalf("started: %q, %v", b, err)
+	}
+	cancel()
+	if err := <-done; err != context.Canceled {
+		t.Fatalf("call: %v, want context.Canceled", err)
+	}
+	if b, err := os.ReadFile(aborted); err != nil || string(b) != "aborted" {
+		t.Fatalf("aborted: %q, %v", b, err)
+	}
+}
+
+// A tool installed after the list was read is found at once, though the
+// list's stamps are read at most every staleCheck.
+func TestNewToolFoundWithinStaleCheck(t *testing.T) {
+	p := paths.New(t.TempDir(), paths.HostCLI)
+	writeExtension(t, p, "idle", "1.0.0", "", []string{CapToolDefinitions, CapToolExecution}, pidMain)
+	h := newTestHost(t, p, nil)
+	callPid(t, h)
+	writeExtension(t, p, "later", "1.0.0", "", []string{CapToolDefinitions, CapToolExecution}, pidMain)
+	if _, err := h.Call(context.Background(), CallRequest{Name: "later/pid"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.Extension("later"); err != nil {
+		t.Fatal(err)
+	}
+}
