@@ -155,6 +155,9 @@ func runMCPServe(ctx context.Context, opts *MCPServeOptions) error {
 		return err
 	}
 	rep := warnWriter{ios.ErrOut}
+	if opts.Getenv("GOGC") == "" && opts.Getenv("GOMEMLIMIT") == "" {
+		defer mcp.TuneGC()()
+	}
 	defer func() {
 		if err := host.Close(); err != nil {
 			rep.Warn(err)
