@@ -230,7 +230,8 @@ func (h *Host) savePrompts(listed []install.Installed) {
 
 // writeFileAtomic replaces path with b through a temporary file and a rename.
 func writeFileAtomic(path string, b []byte) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+	// 0o755, as the installer makes it.
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
 	tmp, err := os.CreateTemp(filepath.Dir(path), ".prompt-cache-*")
