@@ -3,6 +3,7 @@ package mcp
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -10,6 +11,7 @@ import (
 	"sync"
 	"unicode/utf8"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -58,14 +60,98 @@ func (e *FrameError) Error() string {
 // and null otherwise, reports it to rep (which may be nil), and goes on
 // serving. Blank lines are skipped. Closing the transport's connection
 // closes r when it is an io.Closer, never w.
+//
+// Each checked line is decoded once, by jsonrpc.DecodeMessage: the SDK's
+// IOTransport would run it through a streaming decoder and then try it as
+// a batch first, a further allocation of its decoder's 32 KiB buffer per
+// message (batches are refused by the filter anyway).
 func NewStdioTransport(r io.Reader, w io.Writer, rep Reporter) sdk.Transport {
 	out := &lockedWriter{w: w}
-	return &sdk.IOTransport{
-		Reader:        &frameFilter{src: r, r: bufio.NewReaderSize(r, 64<<10), out: out, rep: rep},
-		Writer:        out,
-		MaxLineLength: -1, // the filter bounds each frame
+	return &lineTransport{filter: &frameFilter{src: r, r: bufio.NewReaderSize(r, 64<<10), out: out, rep: rep}, out: out}
+}
+
+// lineTransport is an sdk.Transport over a frameFilter: one message a line.
+type lineTransport struct {
+	filter *frameFilter
+	out    *lockedWriter
+}
+
+// Connect starts reading lines; it is called once.
+func (t *lineTransport) Connect(context.Context) (sdk.Connection, error) {
+	c := &lineConn{filter: t.filter, out: t.out, incoming: make(chan lineOrErr), closed: make(chan struct{})}
+	go c.read()
+	return c, nil
+}
+
+type lineOrErr struct {
+	line []byte
+	err  error
+}
+
+// lineConn reads on its own goroutine, so Close unblocks a Read waiting
+// for input even when the source cannot be interrupted (a terminal).
+type lineConn struct {
+	filter    *frameFilter
+	out       *lockedWriter
+	incoming  chan lineOrErr
+	closed    chan struct{}
+	closeOnce sync.Once
+	closeErr  error
+}
+
+func (c *lineConn) read() {
+	for {
+		line, err := c.filter.next()
+		select {
+		case c.incoming <- lineOrErr{line, err}:
+		case <-c.closed:
+			return
+		}
+		if err != nil {
+			return
+		}
 	}
 }
+
+// Read returns the next message.
+func (c *lineConn) Read(ctx context.Context) (jsonrpc.Message, error) {
+	select {
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	case v := <-c.incoming:
+		if v.err != nil {
+			return nil, v.err
+		}
+		return jsonrpc.DecodeMessage(v.line)
+	case <-c.closed:
+		return nil, io.EOF
+	}
+}
+
+// Write writes msg as one line.
+func (c *lineConn) Write(ctx context.Context, msg jsonrpc.Message) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	data, err := jsonrpc.EncodeMessage(msg)
+	if err != nil {
+		return fmt.Errorf("encoding a message: %w", err)
+	}
+	_, err = c.out.Write(append(data, '\n'))
+	return err
+}
+
+// Close closes the source (when it can be closed), never the output.
+func (c *lineConn) Close() error {
+	c.closeOnce.Do(func() {
+		c.closeErr = c.filter.Close()
+		close(c.closed)
+	})
+	return c.closeErr
+}
+
+// SessionID is "": a stdio connection has no session id.
+func (c *lineConn) SessionID() string { return "" }
 
 // lockedWriter writes whole messages one at a time: the SDK's responses
 // and the filter's error answers share the stream.
@@ -94,10 +180,25 @@ type frameFilter struct {
 }
 
 func (f *frameFilter) Read(p []byte) (int, error) {
-	for len(f.pending) == 0 {
-		line, err := f.readLine()
+	if len(f.pending) == 0 {
+		line, err := f.next()
 		if err != nil {
 			return 0, err
+		}
+		f.pending = append(line, '\n')
+	}
+	n := copy(p, f.pending)
+	f.pending = f.pending[n:]
+	return n, nil
+}
+
+// next returns the next well-formed line, without its line end, answering
+// the malformed ones on the way.
+func (f *frameFilter) next() ([]byte, error) {
+	for {
+		line, err := f.readLine()
+		if err != nil {
+			return nil, err
 		}
 		line = bytes.TrimRight(line, "\r\n")
 		if len(bytes.TrimSpace(line)) == 0 {
@@ -105,21 +206,18 @@ func (f *frameFilter) Read(p []byte) (int, error) {
 		}
 		if len(line) > MaxFrameSize {
 			if werr := f.answer(nil, tooLarge()); werr != nil {
-				return 0, werr
+				return nil, werr
 			}
 			continue
 		}
 		if id, ferr := CheckFrame(line); ferr != nil {
 			if werr := f.answer(id, ferr); werr != nil {
-				return 0, werr
+				return nil, werr
 			}
 			continue
 		}
-		f.pending = append(line, '\n')
+		return line, nil
 	}
-	n := copy(p, f.pending)
-	f.pending = f.pending[n:]
-	return n, nil
 }
 
 // readLine returns the next line with its newline, at most MaxFrameSize

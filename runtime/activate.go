@@ -38,6 +38,7 @@ func (h *Host) Activate(ctx context.Context, id string) (*Activation, error) {
 	if err != nil {
 		return nil, err
 	}
+	defer h.release(p)
 	c := p.caps
 	return &Activation{Instance: c.Instance, Tools: slices.Clone(c.Tools), InvokeTool: c.InvokeTool,
 		SystemPrompt: c.SystemPrompt, OnEvent: c.OnEvent, Dispose: c.Dispose}, nil

@@ -82,6 +82,11 @@ type Options struct {
 	Confine func(ctx context.Context, ext *install.Installed, cmd *exec.Cmd) error
 	// Timeouts; zero means the default.
 	ActivateTimeout, CallTimeout, DisposeTimeout, KillGrace time.Duration
+	// IdleTimeout stops an extension's process once no call to it has been
+	// in flight for that long; its next use starts it again. Zero keeps
+	// processes until Close; IdleImmediate stops each as soon as its last
+	// call ends.
+	IdleTimeout time.Duration
 }
 
 // Tool is one model-facing tool.
@@ -180,14 +185,22 @@ type Host struct {
 	closed bool
 	slots  map[string]*slot
 
-	listMu    sync.Mutex
-	listStamp time.Time
-	listExtra string
-	listed    []install.Installed
-	tools     []toolEntry
+	listMu      sync.Mutex
+	listChecked time.Time // when the stamps were last read
+	listStamp   time.Time
+	listExtra   string
+	listed      []install.Installed
+	tools       []toolEntry
 
 	schemaMu sync.Mutex
 	schemas  map[string]*schemaSet // by extension id
+
+	starting chan struct{} // one token per process starting
+	quit     chan struct{} // closed by Close
+	prompts  promptCache
+	// idleStopped, when set (by tests), is called after an idle process
+	// is stopped.
+	idleStopped func(id string)
 }
 
 // schemaSet is the compiled tool schemas of one install of an extension;
@@ -228,13 +241,19 @@ func New(opts Options) (*Host, error) {
 	opts.CallTimeout = cmp.Or(opts.CallTimeout, DefaultCallTimeout)
 	opts.DisposeTimeout = cmp.Or(opts.DisposeTimeout, DefaultDisposeTimeout)
 	opts.KillGrace = cmp.Or(opts.KillGrace, DefaultKillGrace)
-	return &Host{
+	h := &Host{
 		opts:     opts,
 		getenv:   opts.Getenv,
 		settings: NewSettings(opts.Paths),
 		slots:    map[string]*slot{},
 		schemas:  map[string]*schemaSet{},
-	}, nil
+		starting: make(chan struct{}, startSlots()),
+		quit:     make(chan struct{}),
+	}
+	if opts.IdleTimeout > 0 {
+		go h.reap()
+	}
+	return h, nil
 }
 
 // Settings returns the settings store the host uses.
@@ -251,10 +270,29 @@ func (h *Host) Refresh() {
 	h.listMu.Unlock()
 }
 
+// staleCheck is how often the list's stamps are read: a warm call does
+// not pay a stat each time. With --dev packages (ListStamp) they are read
+// at every use, so an edit is run by the very next call.
+const staleCheck = 100 * time.Millisecond
+
 // list returns the installed extensions and the exposed tools. The list is
-// read again whenever the extensions directory changed (every install,
-// replace and remove renames a directory in it).
+// read again when the extensions directory changed (every install,
+// replace and remove renames a directory in it), checked at most every
+// staleCheck.
 func (h *Host) list() ([]install.Installed, []toolEntry, error) {
+	h.listMu.Lock()
+	if h.listed != nil && h.opts.ListStamp == nil && time.Since(h.listChecked) < staleCheck {
+		defer h.listMu.Unlock()
+		return h.listed, h.tools, nil
+	}
+	h.listMu.Unlock()
+	return h.listNow()
+}
+
+// listNow is list with the stamps read now: a name that is not found may
+// have been installed since the last check.
+func (h *Host) listNow() ([]install.Installed, []toolEntry, error) {
+	checked := time.Now()
 	stamp := time.Time{}
 	if fi, err := os.Stat(h.opts.Paths.ExtensionsDir()); err == nil {
 		stamp = fi.ModTime()
@@ -266,6 +304,7 @@ func (h *Host) list() ([]install.Installed, []toolEntry, error) {
 	h.listMu.Lock()
 	defer h.listMu.Unlock()
 	if h.listed != nil && !stamp.IsZero() && stamp.Equal(h.listStamp) && extra == h.listExtra {
+		h.listChecked = checked
 		return h.listed, h.tools, nil
 	}
 	exts, err := h.opts.List()
@@ -275,7 +314,7 @@ func (h *Host) list() ([]install.Installed, []toolEntry, error) {
 	if exts == nil {
 		exts = []install.Installed{}
 	}
-	h.listed, h.tools, h.listStamp, h.listExtra = exts, exposedTools(exts), stamp, extra
+	h.listed, h.tools, h.listStamp, h.listExtra, h.listChecked = exts, exposedTools(exts), stamp, extra, checked
 	return h.listed, h.tools, nil
 }
 
@@ -285,16 +324,18 @@ func (h *Host) Extension(id string) (*install.Installed, error) {
 	if id == "" {
 		return nil, errors.New("The extension id must not be empty.")
 	}
-	exts, _, err := h.list()
-	if err != nil {
-		return nil, err
-	}
-	for i := range exts {
-		if exts[i].ID == id {
-			if exts[i].Manifest == nil {
-				return nil, fmt.Errorf("extension %s is broken: %w", id, exts[i].Broken)
+	for _, list := range []func() ([]install.Installed, []toolEntry, error){h.list, h.listNow} {
+		exts, _, err := list()
+		if err != nil {
+			return nil, err
+		}
+		for i := range exts {
+			if exts[i].ID == id {
+				if exts[i].Manifest == nil {
+					return nil, fmt.Errorf("extension %s is broken: %w", id, exts[i].Broken)
+				}
+				return &exts[i], nil
 			}
-			return &exts[i], nil
 		}
 	}
 	return nil, &NotFoundError{ID: id}
@@ -373,7 +414,16 @@ func (h *Host) Tools(ctx context.Context) ([]Tool, error) {
 // resolve finds a tool by invocation name or "ID/TOOL".
 func (h *Host) resolve(name string) (*toolEntry, error) {
 	name = strings.TrimSpace(name)
-	_, entries, err := h.list()
+	te, err := h.resolveIn(h.list, name)
+	var ue *UnknownToolError
+	if errors.As(err, &ue) {
+		te, err = h.resolveIn(h.listNow, name)
+	}
+	return te, err
+}
+
+func (h *Host) resolveIn(list func() ([]install.Installed, []toolEntry, error), name string) (*toolEntry, error) {
+	_, entries, err := list()
 	if err != nil {
 		return nil, err
 	}
@@ -564,6 +614,7 @@ func (h *Host) Call(ctx context.Context, req CallRequest) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	defer h.release(p)
 	params := map[string]any{"toolName": te.ToolName, "arguments": json.RawMessage(args)}
 	if req.ToolCallID != "" {
 		params["toolCallId"] = req.ToolCallID
@@ -682,6 +733,7 @@ func (h *Host) deliver(ctx context.Context, ext *install.Installed, ev Event) er
 	if err != nil {
 		return err
 	}
+	defer h.release(p)
 	if !p.caps.OnEvent {
 		return nil
 	}
@@ -737,6 +789,7 @@ func (h *Host) SystemPrompt(ctx context.Context) (*Prompt, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	h.savePrompts(exts)
 	out := &Prompt{Contributions: []PromptContribution{}}
 	for i, a := range answers {
 		if a.err != nil {
@@ -754,21 +807,35 @@ func (h *Host) SystemPrompt(ctx context.Context) (*Prompt, error) {
 	return out, nil
 }
 
+// prompt is ext's system prompt. A static one (the instance has no
+// getSystemPrompt) is cached per install, so it is read without starting
+// Node while the same install stays.
 func (h *Host) prompt(ctx context.Context, ext *install.Installed) (string, error) {
+	key, cacheable := h.promptKey(ext)
+	if cacheable {
+		if text, ok := h.cachedPrompt(ext.ID, key); ok {
+			return text, nil
+		}
+	}
 	p, err := h.process(ctx, ext, nil)
 	if err != nil {
 		return "", err
 	}
-	if !p.caps.SystemPrompt {
-		return "", nil
+	defer h.release(p)
+	text := ""
+	if p.caps.SystemPrompt {
+		var out struct {
+			Text string `json:"text"`
+		}
+		if err := h.request(ctx, p, "prompt", h.opts.CallTimeout, "systemPrompt", struct{}{}, &out); err != nil {
+			return "", err
+		}
+		text = manifest.TrimJS(p.mask.string(out.Text))
 	}
-	var out struct {
-		Text string `json:"text"`
+	if cacheable && !p.caps.GetSystemPrompt {
+		h.storePrompt(ext.ID, key, text)
 	}
-	if err := h.request(ctx, p, "prompt", h.opts.CallTimeout, "systemPrompt", struct{}{}, &out); err != nil {
-		return "", err
-	}
-	return manifest.TrimJS(p.mask.string(out.Text)), nil
+	return text, nil
 }
 
 // RenderPromptBlock renders contributions as the reference's <extensions>
@@ -799,6 +866,9 @@ func RenderPromptBlock(cs []PromptContribution) string {
 // stops its process. The Host cannot be used afterwards.
 func (h *Host) Close() error {
 	h.mu.Lock()
+	if !h.closed {
+		close(h.quit)
+	}
 	h.closed = true
 	slots := make([]*slot, 0, len(h.slots))
 	for _, s := range h.slots {

@@ -32,6 +32,10 @@ type process struct {
 	state    string      // how it ended; set before exited is closed
 	stopping atomic.Bool // a kill is under way; the next use starts anew
 	broken   atomic.Bool // it closed its protocol pipe and was stopped for it
+
+	slot     *slot
+	uses     atomic.Int32 // uses begun by Host.process and not yet released
+	lastUsed atomic.Int64 // when the last use ended, in Unix nanoseconds
 }
 
 // capabilities is what the runner found in the extension's instance.
@@ -40,8 +44,11 @@ type capabilities struct {
 	Tools        []string `json:"tools"`
 	InvokeTool   bool     `json:"invokeTool"`
 	SystemPrompt bool     `json:"systemPrompt"`
-	OnEvent      bool     `json:"onEvent"`
-	Dispose      bool     `json:"dispose"`
+	// GetSystemPrompt says the prompt comes from a function (called each
+	// time), not the static systemPrompt.
+	GetSystemPrompt bool `json:"getSystemPrompt"`
+	OnEvent         bool `json:"onEvent"`
+	Dispose         bool `json:"dispose"`
 }
 
 func (p *process) alive() bool {
@@ -94,7 +101,8 @@ func (h *Host) watch(p *process) {
 const exitWait = 500 * time.Millisecond
 
 // process returns the running process of ext, starting it when there is
-// none, when the old one ended, or when ext was reinstalled since.
+// none, when the old one ended, or when ext was reinstalled since. It
+// begins a use of the process, which the caller ends with h.release.
 func (h *Host) process(ctx context.Context, ext *install.Installed, ev *Event) (*process, error) {
 	h.mu.Lock()
 	if h.closed {
@@ -112,6 +120,7 @@ func (h *Host) process(ctx context.Context, ext *install.Installed, ev *Event) (
 	defer s.mu.Unlock()
 	if s.p != nil {
 		if s.p.alive() && s.p.ext.InstalledAtUnixMs == ext.InstalledAtUnixMs && s.p.ext.Dir == ext.Dir {
+			s.p.uses.Add(1)
 			return s.p, nil
 		}
 		if !s.p.stopping.Load() {
@@ -119,10 +128,16 @@ func (h *Host) process(ctx context.Context, ext *install.Installed, ev *Event) (
 		}
 		s.p = nil
 	}
+	if err := h.acquireStart(ctx); err != nil {
+		return nil, err
+	}
 	p, err := h.start(ctx, ext, ev)
+	h.releaseStart()
 	if err != nil {
 		return nil, err
 	}
+	p.slot = s
+	p.uses.Add(1)
 	s.p = p
 	return p, nil
 }

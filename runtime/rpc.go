@@ -128,13 +128,18 @@ func newConn(r io.Reader, w io.WriteCloser, h handlerFunc) *conn {
 
 // write writes queued frames until close. A frame not written by its
 // deadline breaks the connection (a partial line cannot be taken back).
+// The pipe's deadline moves only when a frame's deadline is later, or more
+// than deadlineSlack earlier, so a run of calls does not reset a timer each
+// time: a blocked write is detected at most deadlineSlack late.
 func (c *conn) write() {
 	dl, _ := c.w.(interface{ SetWriteDeadline(time.Time) error })
+	var cur time.Time
 	for {
 		select {
 		case f := <-c.queue:
-			if dl != nil {
-				_ = dl.SetWriteDeadline(f.deadline)
+			if dl != nil && (f.deadline.After(cur) || cur.Sub(f.deadline) > deadlineSlack) {
+				cur = f.deadline.Add(deadlineSlack)
+				_ = dl.SetWriteDeadline(cur)
 			}
 			if _, err := c.w.Write(f.b); err != nil {
 				_ = c.close()
@@ -275,12 +280,42 @@ func encode(m *message) ([]byte, error) {
 	return append(b, '\n'), nil
 }
 
+// encodeRequest is the line of request id: params are encoded once, into
+// the line (encoding/json writes compact JSON, so params hold no newline).
+func encodeRequest(id int64, method string, params any) ([]byte, error) {
+	p, err := json.Marshal(params)
+	if err != nil {
+		return nil, err
+	}
+	m, err := json.Marshal(method)
+	if err != nil {
+		return nil, err
+	}
+	b := make([]byte, 0, len(p)+len(m)+48)
+	b = append(b, `{"jsonrpc":"2.0","id":`...)
+	b = strconv.AppendInt(b, id, 10)
+	b = append(b, `,"method":`...)
+	b = append(b, m...)
+	b = append(b, `,"params":`...)
+	b = append(b, p...)
+	b = append(b, "}\n"...)
+	if len(b)-1 > maxMessage {
+		return nil, fmt.Errorf("%w: the %s message is %d bytes", ErrMessageTooLarge, method, len(b)-1)
+	}
+	return b, nil
+}
+
 // send queues m for the writer and waits for room while ctx lasts.
 func (c *conn) send(ctx context.Context, m *message) error {
 	b, err := encode(m)
 	if err != nil {
 		return err
 	}
+	return c.sendLine(ctx, b)
+}
+
+// sendLine queues the encoded line b; see send.
+func (c *conn) sendLine(ctx context.Context, b []byte) error {
 	deadline, ok := ctx.Deadline()
 	if !ok {
 		deadline = time.Now().Add(replyTimeout)
@@ -308,6 +343,10 @@ func (c *conn) trySend(m *message) {
 	}
 }
 
+// deadlineSlack is how much later than its deadline a blocked write may
+// be given up.
+const deadlineSlack = time.Second
+
 // errConnClosed is returned for calls on a connection whose peer went away.
 var errConnClosed = errors.New("connection closed")
 
@@ -315,10 +354,6 @@ var errConnClosed = errors.New("connection closed")
 // the runner is told with $/cancelRequest (if the queue has room) and ctx's
 // error is returned.
 func (c *conn) call(ctx context.Context, method string, params, result any) error {
-	p, err := json.Marshal(params)
-	if err != nil {
-		return err
-	}
 	ch := make(chan reply, 1)
 	c.mu.Lock()
 	if c.closed != nil {
@@ -329,7 +364,12 @@ func (c *conn) call(ctx context.Context, method string, params, result any) erro
 	id := c.nextID
 	c.pending[id] = ch
 	c.mu.Unlock()
-	if err := c.send(ctx, &message{JSONRPC: "2.0", ID: &id, Method: method, Params: p}); err != nil {
+	line, err := encodeRequest(id, method, params)
+	if err != nil {
+		c.forget(id)
+		return err
+	}
+	if err := c.sendLine(ctx, line); err != nil {
 		c.forget(id)
 		switch {
 		case ctx.Err() != nil:

@@ -49,6 +49,9 @@ type MCPServeOptions struct {
 	Listen    string
 	Timeout   time.Duration
 	Yes       bool
+	// IdleTimeout stops an extension's process after that long without a
+	// call; zero keeps it until the server stops.
+	IdleTimeout time.Duration
 	// Dev are the --dev package directories, served as if installed and
 	// watched for edits.
 	Dev []string
@@ -106,6 +109,9 @@ directory (made on first use, mode 0600).`,
 			if opts.Timeout < 0 {
 				return usageErrorf("--timeout must not be negative")
 			}
+			if opts.IdleTimeout < 0 {
+				return usageErrorf("--idle-timeout must not be negative")
+			}
 			if runF != nil {
 				return runF(opts)
 			}
@@ -116,6 +122,7 @@ directory (made on first use, mode 0600).`,
 	fl.StringVar(&opts.Transport, "transport", transportStdio, "how clients connect: stdio or http")
 	fl.StringVar(&opts.Listen, "listen", mcp.DefaultListen, "loopback address of the http transport")
 	fl.DurationVar(&opts.Timeout, "timeout", runtime.DefaultCallTimeout, "time limit of one tool call")
+	fl.DurationVar(&opts.IdleTimeout, "idle-timeout", runtime.DefaultIdleTimeout, "stop an extension's process after this long without a call (0: never); it starts again when needed")
 	fl.BoolVar(&opts.Yes, "yes", false, "run need-approval tools without asking when the client cannot ask (no elicitation)")
 	fl.StringArrayVar(&opts.Dev, "dev", nil, devFlagUsage+"; edits restart it and announce a changed tool list")
 	_ = cmd.RegisterFlagCompletionFunc("transport", cobra.FixedCompletions([]string{transportStdio, transportHTTP}, cobra.ShellCompDirectiveNoFileComp))
@@ -138,7 +145,8 @@ func runMCPServe(ctx context.Context, opts *MCPServeOptions) error {
 	secrets := runtime.NewSecrets(func() (keyring.Keyring, error) {
 		return runtime.OpenKeyring(runtime.KeyringConfig{Getenv: opts.Getenv, FileDir: keyringDir(p.DataDir)})
 	})
-	ropts := runtime.Options{Paths: p, Getenv: opts.Getenv, Secrets: secrets, CallTimeout: opts.Timeout, Confine: confineWith(opts.Confiner, p)}
+	ropts := runtime.Options{Paths: p, Getenv: opts.Getenv, Secrets: secrets, CallTimeout: opts.Timeout, Confine: confineWith(opts.Confiner, p),
+		IdleTimeout: opts.IdleTimeout}
 	if err := withDev(ios.ErrOut, p, opts.Dev, &ropts); err != nil {
 		return err
 	}
@@ -147,6 +155,9 @@ func runMCPServe(ctx context.Context, opts *MCPServeOptions) error {
 		return err
 	}
 	rep := warnWriter{ios.ErrOut}
+	if opts.Getenv("GOGC") == "" && opts.Getenv("GOMEMLIMIT") == "" {
+		defer mcp.TuneGC()()
+	}
 	defer func() {
 		if err := host.Close(); err != nil {
 			rep.Warn(err)

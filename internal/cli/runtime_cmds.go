@@ -46,8 +46,9 @@ func newSecrets(f *Factory, dataDir string) *runtime.Secrets {
 }
 
 // newHost builds the runtime host of the chosen data dir and host kind,
-// with the --dev package directories dev loaded as if installed.
-func newHost(f *Factory, callTimeout time.Duration, dev []string) (*runtime.Host, error) {
+// with the --dev package directories dev loaded as if installed; tune, when
+// given, adjusts the options.
+func newHost(f *Factory, callTimeout time.Duration, dev []string, tune ...func(*runtime.Options)) (*runtime.Host, error) {
 	p, err := f.Paths()
 	if err != nil {
 		return nil, err
@@ -61,6 +62,9 @@ func newHost(f *Factory, callTimeout time.Duration, dev []string) (*runtime.Host
 	}
 	if err := withDev(f.IO.ErrOut, p, dev, &ropts); err != nil {
 		return nil, err
+	}
+	for _, t := range tune {
+		t(&ropts)
 	}
 	h, err := runtime.New(ropts)
 	if err != nil {
@@ -335,7 +339,9 @@ contributes. An extension whose prompt fails is left out with a warning.`,
 
 func runPrompt(ctx context.Context, opts *PromptOptions) error {
 	f := opts.f
-	h, err := newHost(f, 0, opts.Dev)
+	// Each extension is visited once: stopping it right after keeps one
+	// process per core resident instead of one per extension.
+	h, err := newHost(f, 0, opts.Dev, func(o *runtime.Options) { o.IdleTimeout = runtime.IdleImmediate })
 	if err != nil {
 		return err
 	}

@@ -23,7 +23,7 @@ const EXIT_PROTOCOL = 76; // the host sent a line over MAX_LINE (runtime/node.go
 
 let nextID = 1;
 const outgoing = new Map(); // id -> {resolve, reject}
-const running = new Map(); // id -> AbortController
+const running = new Map(); // id -> call state (see handleRequest)
 
 let extension = null; // runtime info of the extension
 let instance; // the recognised members, bound to their object
@@ -114,6 +114,19 @@ function makeSettings() {
       return call('settings/setAll', { values: values !== null && typeof values === 'object' ? sent : values, undefined: undef }).then((r) => r.values);
     },
   });
+}
+
+// The settings and secrets objects hold no state of their own (every
+// method asks the host), so one frozen pair serves every context.
+let sharedSettings;
+let sharedSecrets;
+function settingsObject() {
+  sharedSettings ??= makeSettings();
+  return sharedSettings;
+}
+function secretsObject() {
+  sharedSecrets ??= makeSecrets();
+  return sharedSecrets;
 }
 
 function makeSecrets() {
@@ -254,7 +267,7 @@ async function activate({ info, mainPath, activationEvent }) {
       `Extension ${info.name} does not export activate; export activate(context) or a default export of that function.`,
     );
   }
-  const ctx = { extension, host: {}, log, settings: makeSettings(), secrets: makeSecrets() };
+  const ctx = { extension, host: {}, log, settings: settingsObject(), secrets: secretsObject() };
   if (activationEvent) ctx.activationEvent = activationEvent;
   let returned;
   try {
@@ -273,6 +286,7 @@ async function activate({ info, mainPath, activationEvent }) {
     tools: instance?.tools ? Object.keys(instance.tools) : [],
     invokeTool: typeof instance?.invokeTool === 'function',
     systemPrompt: instance?.systemPrompt !== undefined || typeof instance?.getSystemPrompt === 'function',
+    getSystemPrompt: typeof instance?.getSystemPrompt === 'function',
     onEvent: typeof instance?.onEvent === 'function',
     dispose: typeof instance?.dispose === 'function',
   };
@@ -295,9 +309,15 @@ function render(value) {
   return text;
 }
 
-async function invokeTool({ toolName, arguments: args, toolCallId, questionsResult }, signal) {
+async function invokeTool({ toolName, arguments: args, toolCallId, questionsResult }, state) {
   if (!instance) throw new RPCError(CODE_TOOL, `The extension did not return a callable instance: ${extension.name}`);
-  const ctx = { extension, host: {}, toolName, arguments: args, log, settings: makeSettings(), secrets: makeSecrets(), signal };
+  // The AbortController is made only when the handler reads ctx.signal.
+  const ctx = {
+    extension, host: {}, toolName, arguments: args, log, settings: settingsObject(), secrets: secretsObject(),
+    get signal() {
+      return signalOf(state);
+    },
+  };
   if (toolCallId) ctx.toolCallId = toolCallId;
   if (questionsResult !== null && typeof questionsResult === 'object') ctx.questionsResult = questionsResult;
   let handler;
@@ -333,6 +353,16 @@ async function dispose() {
   return {};
 }
 
+// signalOf is the abort signal of a request's state, made on first use
+// (already aborted when the host cancelled before the handler asked).
+function signalOf(state) {
+  if (!state.ac) {
+    state.ac = new AbortController();
+    if (state.aborted) state.ac.abort();
+  }
+  return state.ac.signal;
+}
+
 const methods = { activate, invokeTool, systemPrompt, onEvent, dispose };
 
 async function handleRequest(msg) {
@@ -341,18 +371,18 @@ async function handleRequest(msg) {
     send({ jsonrpc: '2.0', id: msg.id, error: { code: -32601, message: `Method not found: ${msg.method}` } });
     return;
   }
-  const ac = new AbortController();
-  running.set(msg.id, ac);
+  const state = { aborted: false, ac: undefined };
+  running.set(msg.id, state);
   try {
-    const result = await fn(msg.params ?? {}, ac.signal);
+    const result = await fn(msg.params ?? {}, state);
     const code = msg.method === 'invokeTool' ? CODE_TOOL : CODE_EXTENSION;
-    if (!ac.signal.aborted) output.write(frame({ jsonrpc: '2.0', id: msg.id, result }, code));
+    if (!state.aborted) output.write(frame({ jsonrpc: '2.0', id: msg.id, result }, code));
   } catch (err) {
     const code = err instanceof RPCError ? err.code : CODE_EXTENSION;
     if (!(err instanceof RPCError)) logError(`${msg.method} failed`, err);
     const error = { code, message: messageOf(err) };
     if (err instanceof RPCError && err.data !== undefined) error.data = err.data;
-    if (!ac.signal.aborted) send({ jsonrpc: '2.0', id: msg.id, error });
+    if (!state.aborted) send({ jsonrpc: '2.0', id: msg.id, error });
   } finally {
     running.delete(msg.id);
   }
@@ -360,9 +390,12 @@ async function handleRequest(msg) {
 
 function handle(msg) {
   if (msg.method === '$/cancelRequest') {
-    const ac = running.get(msg.params?.id);
+    const state = running.get(msg.params?.id);
     // The host has stopped waiting; the handler sees ctx.signal aborted.
-    if (ac) ac.abort();
+    if (state) {
+      state.aborted = true;
+      state.ac?.abort();
+    }
     return;
   }
   if (msg.method !== undefined) {
