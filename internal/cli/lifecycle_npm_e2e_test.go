@@ -19,10 +19,7 @@ import (
 // outdated shows wanted and latest, update installs wanted, --latest
 // crosses the major, and an unreachable registry is a warning on its row.
 func TestE2ELifecycleNpm(t *testing.T) {
-	bin := filepath.Join(t.TempDir(), "spirit")
-	if out, err := exec.Command("go", "build", "-o", bin, "../../cmd/spirit").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := spiritCommand(t)
 	v := npmtest.Start(t)
 	v.Publish(t, extPackage("e2e-life", "1.0.0"))
 

@@ -24,10 +24,7 @@ import (
 // downloads leaves the old mirror usable, and with every server stopped
 // the mirror installs from its folder and over a static HTTP server.
 func TestE2EMirror(t *testing.T) {
-	bin := filepath.Join(t.TempDir(), "spirit")
-	if out, err := exec.Command("go", "build", "-o", bin, "../../cmd/spirit").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := spiritCommand(t)
 	v := npmtest.Start(t)
 	v.Publish(t, extPackage("mirror-ext", "1.0.0"), extPackage("mirror-ext", "1.1.0"), extPackage("mirror-bad", "1.0.0"),
 		extPackage("mirror-late", "1.0.0"))

@@ -32,11 +32,7 @@ func extPackage(name, version string) npmtest.Package {
 // publish` and installs them with the real spirit binary:
 // `spirit extension install npm:…`, NAME@RANGE and @scope/name.
 func TestE2ENpmInstall(t *testing.T) {
-	bin := filepath.Join(t.TempDir(), "spirit")
-	build := exec.Command("go", "build", "-o", bin, "../../cmd/spirit")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := spiritCommand(t)
 	help, _ := exec.Command(bin, "extension", "install", "--help").CombinedOutput()
 	for _, flag := range []string{"--npm-registry", "--offline"} {
 		if !bytes.Contains(help, []byte(flag)) {
