@@ -188,6 +188,11 @@ type Status struct {
 	// Latest is the newest version of the channel that supports the host
 	// and is not revoked; "" when the catalog has none.
 	Latest string `json:"latest,omitempty"`
+	// Default is the index's default version (what a new install gets)
+	// when the host can run it and it is not revoked, and DefaultChannel
+	// its channel: `update --latest` goes to it past the channel followed.
+	Default        string `json:"default,omitempty"`
+	DefaultChannel string `json:"defaultChannel,omitempty"`
 	// Outdated: Latest is a higher semver than Installed.
 	Outdated bool `json:"outdated"`
 	// Revoked: the installed version's review is now revoked.
@@ -238,6 +243,9 @@ func (c *Client) Statuses(ctx context.Context, installed []install.Installed, ho
 		}
 		st.Unlisted = cur == nil
 		st.Revoked = cur != nil && cur.ReviewStatus == ReviewRevoked
+		if dv := d.Find(d.DefaultVersion); dv != nil && dv.ReviewStatus != ReviewRevoked && (host == "" || dv.SupportsHost(host)) {
+			st.Default, st.DefaultChannel = dv.Version, dv.Channel
+		}
 		if latest := Highest(d, st.Channel, host, false); latest != nil {
 			st.Latest = latest.Version
 			st.Outdated = Newer(latest.Version, st.Installed)

@@ -309,7 +309,8 @@ type UpdateOptions struct {
 	ReviewAcknowledged bool
 	AllowSHA1          bool
 	LockTimeout        time.Duration
-	// Latest installs npm's latest version, past the range asked for.
+	// Latest goes past what was asked: npm's latest version past the
+	// range, the index's default version past the channel followed.
 	Latest bool
 	// NPMRegistry, when set, is used for every npm install.
 	NPMRegistry string
@@ -354,7 +355,7 @@ replaced version is kept for 'spirit extension rollback'.`,
 	fl.BoolVar(&opts.ReviewAcknowledged, "review-acknowledged", false, "accept newer versions that are not verified")
 	fl.BoolVar(&opts.AllowSHA1, "allow-sha1", false, "accept tarballs that only a sha1 digest verifies")
 	fl.DurationVar(&opts.LockTimeout, "lock-timeout", install.DefaultLockTimeout, "how long to wait for another spirit command")
-	fl.BoolVar(&opts.Latest, "latest", false, "install npm's latest version, past the range the extension was installed with")
+	fl.BoolVar(&opts.Latest, "latest", false, "go past what was asked: npm's latest version past the range, the index's default version past the channel")
 	fl.StringVar(&opts.NPMRegistry, "npm-registry", "", "npm registry URL for every npm install")
 	return cmd
 }
@@ -386,6 +387,9 @@ func runUpdate(ctx context.Context, opts *UpdateOptions) error {
 	}
 	if !f.Global.JSON {
 		printWarnings(f.IO.ErrOut, warnings)
+	}
+	if opts.Latest {
+		latestPastChannel(sts)
 	}
 	nc := &npmClients{f: f, cacheDir: p.CacheDir(), registry: opts.NPMRegistry, offline: opts.mo.Offline}
 	rows := sourceStatuses(ctx, nc, installed)
@@ -557,6 +561,22 @@ func runUpdate(ctx context.Context, opts *UpdateOptions) error {
 
 var errNotConsented = errors.New("the update was not accepted")
 
+// latestPastChannel makes the index's default version the target of every
+// status where it is newer than both the installed version and the newest
+// of the channel followed; the install then follows the default's channel.
+func latestPastChannel(sts []catalog.Status) {
+	for i := range sts {
+		st := &sts[i]
+		base := st.Installed
+		if st.Latest != "" && catalog.Newer(st.Latest, base) {
+			base = st.Latest
+		}
+		if st.Default != "" && catalog.Newer(st.Default, base) {
+			st.Latest, st.Channel, st.Outdated = st.Default, st.DefaultChannel, true
+		}
+	}
+}
+
 // updateOne installs st.Latest over installed, after the install policy
 // and, when the downloaded version adds anything, the user's consent. It
 // returns what the version adds, once it is known.
@@ -564,6 +584,11 @@ func updateOne(ctx context.Context, opts *UpdateOptions, c *catalog.Client, in *
 	f := opts.f
 	if installed == nil {
 		return nil, nil, fmt.Errorf("%s is not installed", st.ID)
+	}
+	if opts.Latest && major(st.Latest) != major(st.Installed) && !opts.Yes && f.IO.CanPrompt() {
+		if ok, _ := f.IO.Prompter().Confirm("Updating %s %s → %s crosses a major version. Continue?", st.ID, st.Installed, st.Latest); !ok {
+			return nil, nil, fmt.Errorf("%w: %s crosses a major version", errNotConsented, st.Latest)
+		}
 	}
 	var adds *catalog.Additions
 	ms := &marketplaceSource{f: f, c: c, host: host, allowSHA1: opts.AllowSHA1,
