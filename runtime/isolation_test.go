@@ -12,8 +12,6 @@ import (
 	"syscall"
 	"testing"
 	"time"
-
-	"golang.org/x/sys/unix"
 )
 
 // hostileEnviron is spirit's environment as an attacker hopes to find it.
@@ -112,44 +110,7 @@ func TestNoOrphansAfterTimeout(t *testing.T) {
 			_ = syscall.Kill(pid, syscall.SIGKILL)
 		}
 	})
-	// A pidfd becomes readable when its process ends: wait on that.
-	var fds []unix.PollFd
-	for _, pid := range pids {
-		fd, err := unix.PidfdOpen(pid, 0)
-		if errors.Is(err, unix.ESRCH) {
-			continue // already gone
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer unix.Close(fd)
-		fds = append(fds, unix.PollFd{Fd: int32(fd), Events: unix.POLLIN})
-	}
-	deadline := time.Now().Add(5 * time.Second)
-	for remaining := len(fds); remaining > 0; {
-		wait := time.Until(deadline)
-		if wait <= 0 {
-			break
-		}
-		n, err := unix.Poll(fds, int(wait.Milliseconds())+1)
-		if errors.Is(err, unix.EINTR) {
-			continue
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		if n == 0 {
-			break
-		}
-		remaining = 0
-		for i := range fds {
-			if fds[i].Revents == 0 {
-				remaining++
-			} else {
-				fds[i].Events = 0
-			}
-		}
-	}
+	waitGone(t, pids, 5*time.Second)
 	for _, pid := range pids {
 		if alive(pid) {
 			t.Errorf("process %d (of %v) survived the timeout kill", pid, pids)
