@@ -3,6 +3,7 @@ package install_test
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io/fs"
 	"math/rand/v2"
 	"os"
@@ -45,6 +46,29 @@ func spiritCmd(bin, data string, args ...string) *exec.Cmd {
 	cmd := exec.Command(bin, args...)
 	cmd.Env = append(os.Environ(), "SPIRIT_AGENT_DATA_DIR="+data, "SPIRIT_HOST=cli")
 	return cmd
+}
+
+// killDuring starts cmd and sends it SIGKILL after a random delay below
+// *window, and reports whether the kill landed. A run that finished first
+// narrows *window to its delay, so kill tests count kills, not time, on a
+// machine of any speed; a run that fails on its own fails the test.
+func killDuring(t *testing.T, rng *rand.Rand, window *time.Duration, cmd *exec.Cmd, what string) (killed bool) {
+	t.Helper()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	delay := time.Duration(rng.Int64N(int64(*window)))
+	time.Sleep(delay)
+	_ = cmd.Process.Signal(syscall.SIGKILL)
+	err := cmd.Wait()
+	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return true
+	}
+	if err != nil {
+		t.Fatalf("%s failed on its own: %v", what, err)
+	}
+	*window = max(delay, time.Millisecond)
+	return false
 }
 
 func listJSON(t *testing.T, bin, data string) listed {
@@ -148,20 +172,10 @@ func TestE2EKillDuringInstall(t *testing.T) {
 	window := full
 	for i := 0; killed < 100 && i < 400; i++ {
 		cmd := spiritCmd(bin, data, "extension", "install", source[current], "--replace", "--yes")
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		delay := time.Duration(rng.Int64N(int64(window)))
-		time.Sleep(delay)
-		_ = cmd.Process.Signal(syscall.SIGKILL)
-		err := cmd.Wait()
-		if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		if killDuring(t, rng, &window, cmd, fmt.Sprintf("install %d", i)) {
 			killed++
-		} else if err == nil {
-			finished++
-			window = max(delay, time.Millisecond)
 		} else {
-			t.Fatalf("install %d failed on its own: %v", i, err)
+			finished++
 		}
 		l := listJSON(t, bin, data)
 		if len(l.Extensions) != 1 {

@@ -3,10 +3,10 @@ package install_test
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"syscall"
 	"testing"
 	"time"
 
@@ -89,20 +89,8 @@ func TestE2EKillDuringDisableEnable(t *testing.T) {
 				t.Fatalf("%v\n%s", err, out)
 			}
 		}
-		cmd := spiritCmd(bin, data, "extension", verb, corpus.ID)
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		delay := time.Duration(rng.Int64N(int64(window)))
-		time.Sleep(delay)
-		_ = cmd.Process.Signal(syscall.SIGKILL)
-		err := cmd.Wait()
-		if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		if killDuring(t, rng, &window, spiritCmd(bin, data, "extension", verb, corpus.ID), fmt.Sprintf("%s %d", verb, i)) {
 			killed++
-		} else if err == nil {
-			window = max(delay, time.Millisecond)
-		} else {
-			t.Fatalf("%s %d failed on its own: %v", verb, i, err)
 		}
 		// The next command tidies first, then settles in the other state.
 		if out, err := spiritCmd(bin, data, "extension", settle, corpus.ID).CombinedOutput(); err != nil {

@@ -3,10 +3,10 @@ package install_test
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"syscall"
 	"testing"
 	"time"
 
@@ -158,20 +158,8 @@ func TestE2EKillDuringSync(t *testing.T) {
 	killed, window := 0, full
 	for i := 0; killed < 40 && i < 200; i++ {
 		data := t.TempDir()
-		cmd := spiritCmd(bin, data, "extension", "sync", lockFile)
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		delay := time.Duration(rng.Int64N(int64(window)))
-		time.Sleep(delay)
-		_ = cmd.Process.Signal(syscall.SIGKILL)
-		err := cmd.Wait()
-		if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		if killDuring(t, rng, &window, spiritCmd(bin, data, "extension", "sync", lockFile), fmt.Sprintf("sync %d", i)) {
 			killed++
-		} else if err == nil {
-			window = max(delay, time.Millisecond)
-		} else {
-			t.Fatalf("sync %d failed on its own: %v", i, err)
 		}
 		if out, err := spiritCmd(bin, data, "extension", "sync", lockFile).CombinedOutput(); err != nil {
 			t.Fatalf("after kill %d: sync: %v\n%s", i, err, out)
