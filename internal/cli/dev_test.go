@@ -25,28 +25,8 @@ func TestMCPServeDevWatches(t *testing.T) {
 	if _, err := scaffold.Write(dir, scaffold.Options{Name: "dev-ext"}); err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(t.Context())
-	ready := make(chan string, 1)
-	done := make(chan error, 1)
-	opts := &MCPServeOptions{IO: f.IO, Paths: f.Paths, Getenv: f.Getenv, Transport: transportHTTP, Listen: "127.0.0.1:0",
-		Timeout: 20 * time.Second, Dev: []string{dir}, ready: func(addr string) { ready <- addr }}
-	go func() { done <- runMCPServe(ctx, opts) }()
-	var addr string
-	select {
-	case addr = <-ready:
-	case err := <-done:
-		t.Fatalf("runMCPServe: %v\nstderr: %s", err, bufs.err)
-	case <-time.After(20 * time.Second):
-		t.Fatal("the server did not start listening")
-	}
-	defer func() {
-		cancel()
-		select {
-		case <-done:
-		case <-time.After(20 * time.Second):
-			t.Error("the server did not stop")
-		}
-	}()
+	addr := serveHTTP(t, &MCPServeOptions{IO: f.IO, Paths: f.Paths, Getenv: f.Getenv, Transport: transportHTTP, Listen: "127.0.0.1:0",
+		Timeout: 20 * time.Second, Dev: []string{dir}}, bufs)
 	token, err := os.ReadFile(p.MCPTokenFile())
 	if err != nil {
 		t.Fatal(err)

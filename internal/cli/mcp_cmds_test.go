@@ -38,13 +38,14 @@ func (b bearerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	return http.DefaultTransport.RoundTrip(r)
 }
 
-func TestRunMCPServeHTTP(t *testing.T) {
-	f, p, bufs := mcpFactory(t)
+// serveHTTP runs `mcp serve` over HTTP with opts until the test ends and
+// returns the address it listens on; stopping must end it cleanly.
+func serveHTTP(t *testing.T, opts *MCPServeOptions, bufs *iostreamsBufs) string {
+	t.Helper()
 	ctx, cancel := context.WithCancel(t.Context())
 	ready := make(chan string, 1)
 	done := make(chan error, 1)
-	opts := &MCPServeOptions{IO: f.IO, Paths: f.Paths, Getenv: f.Getenv, Transport: transportHTTP, Listen: "127.0.0.1:0", Timeout: 10 * time.Second,
-		ready: func(addr string) { ready <- addr }}
+	opts.ready = func(addr string) { ready <- addr }
 	go func() { done <- runMCPServe(ctx, opts) }()
 	var addr string
 	select {
@@ -54,7 +55,7 @@ func TestRunMCPServeHTTP(t *testing.T) {
 	case <-time.After(20 * time.Second):
 		t.Fatal("the server did not start listening")
 	}
-	defer func() {
+	t.Cleanup(func() {
 		cancel()
 		select {
 		case err := <-done:
@@ -64,7 +65,13 @@ func TestRunMCPServeHTTP(t *testing.T) {
 		case <-time.After(20 * time.Second):
 			t.Error("the server did not stop")
 		}
-	}()
+	})
+	return addr
+}
+
+func TestRunMCPServeHTTP(t *testing.T) {
+	f, p, bufs := mcpFactory(t)
+	addr := serveHTTP(t, &MCPServeOptions{IO: f.IO, Paths: f.Paths, Getenv: f.Getenv, Transport: transportHTTP, Listen: "127.0.0.1:0", Timeout: 10 * time.Second}, bufs)
 
 	data, err := os.ReadFile(p.MCPTokenFile())
 	if err != nil {
