@@ -7,6 +7,8 @@ import (
 	"io"
 	"os"
 	"strings"
+
+	"github.com/spiritagents/spirit/internal/jsjson"
 )
 
 // maxArgsFile bounds --args @FILE and --args - (a tool's arguments are one
@@ -53,38 +55,45 @@ func toolArguments(args string, rawFields, fields []string, stdin io.Reader) (js
 	if len(rawFields) == 0 && len(fields) == 0 {
 		return data, nil
 	}
-	obj, err := orderedObject(data)
+	parsed, err := jsjson.Parse(data)
 	if err != nil {
-		return nil, usageErrorf("%s must be a JSON object to add -f/-F fields to: %v", src, err)
+		return nil, err
 	}
-	set := func(flag, kv string, value func(string) (json.RawMessage, error)) error {
+	obj, ok := parsed.(jsjson.Object)
+	if !ok {
+		return nil, usageErrorf("%s must be a JSON object to add -f/-F fields to", src)
+	}
+	set := func(flag, kv string, value func(string) (any, error)) error {
 		k, v, ok := strings.Cut(kv, "=")
 		if !ok || k == "" {
 			return usageErrorf("%s %q: want key=value", flag, kv)
 		}
-		raw, err := value(v)
+		val, err := value(v)
 		if err != nil {
 			return err
 		}
-		obj.set(k, raw)
+		obj = obj.Set(k, val)
 		return nil
 	}
 	for _, kv := range rawFields {
-		if err := set("-f", kv, func(v string) (json.RawMessage, error) { return json.Marshal(v) }); err != nil {
+		if err := set("-f", kv, func(v string) (any, error) { return v, nil }); err != nil {
 			return nil, err
 		}
 	}
 	for _, kv := range fields {
-		if err := set("-F", kv, func(v string) (json.RawMessage, error) {
-			if !json.Valid([]byte(v)) {
+		if err := set("-F", kv, func(v string) (any, error) {
+			val, err := jsjson.Parse([]byte(v))
+			if err != nil {
 				return nil, withHint(usageErrorf("-F %q: the value is not JSON", kv), "use -f key=value for a string")
 			}
-			return json.RawMessage(v), nil
+			return val, nil
 		}); err != nil {
 			return nil, err
 		}
 	}
-	return obj.marshal(), nil
+	// Ordered as JavaScript orders the properties of the object the tool
+	// receives; written as JSON.stringify writes it.
+	return jsjson.Marshal(obj)
 }
 
 // jsonSyntaxAt says where data stops being JSON.
@@ -106,53 +115,4 @@ func jsonSyntaxAt(data []byte) string {
 		return err.Error()
 	}
 	return "not one JSON value"
-}
-
-// jsonObject is a JSON object that keeps its keys in order.
-type jsonObject struct {
-	keys   []string
-	values map[string]json.RawMessage
-}
-
-func orderedObject(data []byte) (*jsonObject, error) {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
-		return nil, fmt.Errorf("it is not an object")
-	}
-	o := &jsonObject{values: map[string]json.RawMessage{}}
-	for dec.More() {
-		t, err := dec.Token()
-		if err != nil {
-			return nil, err
-		}
-		var v json.RawMessage
-		if err := dec.Decode(&v); err != nil {
-			return nil, err
-		}
-		o.set(t.(string), v)
-	}
-	return o, nil
-}
-
-func (o *jsonObject) set(k string, v json.RawMessage) {
-	if _, ok := o.values[k]; !ok {
-		o.keys = append(o.keys, k)
-	}
-	o.values[k] = v
-}
-
-func (o *jsonObject) marshal() json.RawMessage {
-	var b bytes.Buffer
-	b.WriteByte('{')
-	for i, k := range o.keys {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		kb, _ := json.Marshal(k)
-		b.Write(kb)
-		b.WriteByte(':')
-		b.Write(o.values[k])
-	}
-	b.WriteByte('}')
-	return b.Bytes()
 }
