@@ -27,6 +27,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -86,6 +87,7 @@ type Client struct {
 	limits Limits
 	auth   func(*url.URL) string
 	agent  string
+	swept  sync.Map // dir + "\x00" + pattern → struct{}: swept by sweepOnce
 }
 
 // New returns a Client.
@@ -245,7 +247,7 @@ func (c *Client) downloadOnce(ctx, parent context.Context, u *url.URL, auth func
 	if total > d.Limit {
 		return "", fmt.Errorf("%w: %s is %d bytes, the limit is %d", ErrTooLarge, resp.URL, total, d.Limit)
 	}
-	sweepStale(d.Dir, d.Pattern, time.Now())
+	c.sweepOnce(d.Dir, d.Pattern)
 	f, err := os.CreateTemp(d.Dir, d.Pattern)
 	if err != nil {
 		return "", err

@@ -13,6 +13,16 @@ import (
 // a killed process left behind does.
 const StaleAfter = time.Hour
 
+// sweepOnce sweeps dir for stale partial files of pattern the first time
+// c downloads into it: a folder such as the tarball cache holds many
+// files, and a client that downloads many tarballs (registry mirror) need
+// not list it again for each.
+func (c *Client) sweepOnce(dir, pattern string) {
+	if _, done := c.swept.LoadOrStore(dir+"\x00"+pattern, struct{}{}); !done {
+		sweepStale(dir, pattern, time.Now())
+	}
+}
+
 // sweepStale removes the files in dir that match pattern (a CreateTemp
 // pattern with a "*") and were last written more than StaleAfter before
 // now: partial downloads of a process that was killed before it could
