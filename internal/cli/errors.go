@@ -42,17 +42,13 @@ type problemsError struct{ msg string }
 
 func (e *problemsError) Error() string { return e.msg }
 
-// silentError only sets the exit code: what went wrong was already printed.
-type silentError struct{ code int }
-
-func (e *silentError) Error() string { return "" }
-
 // errInterrupted replaces whatever a command returned after the run's
 // context was cancelled by a signal: the cause is the interrupt, not the
 // context error it produced further down.
 var errInterrupted = &exitError{msg: "Interrupted", code: ExitInterrupted}
 
-// exitError is a message with its own exit code.
+// exitError is a message with its own exit code. Without a message it only
+// sets the exit code: what went wrong was already printed.
 type exitError struct {
 	msg  string
 	code int
@@ -83,13 +79,10 @@ func withHint(err error, hint string) error {
 func exitCode(err error) int {
 	var ue *usageError
 	var pe *problemsError
-	var se *silentError
 	var ec interface{ ExitCode() int }
 	switch {
 	case err == nil:
 		return ExitOK
-	case errors.As(err, &se):
-		return se.code
 	case errors.As(err, &ec):
 		return ec.ExitCode()
 	case errors.As(err, &ue):

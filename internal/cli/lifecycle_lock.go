@@ -188,7 +188,7 @@ func runSync(ctx context.Context, opts *SyncOptions) error {
 	}
 	if failed > 0 {
 		fmt.Fprintf(f.IO.ErrOut, "%d of %d changes failed.\n", failed, len(drift))
-		return &silentError{code: ExitFailure}
+		return &exitError{code: ExitFailure}
 	}
 	if len(drift) == 0 {
 		_, err = termtext.Fprintf(w, "The installs already match %s.\n", opts.File)

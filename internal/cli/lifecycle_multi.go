@@ -62,7 +62,7 @@ func forEachArg(f *Factory, args []string, step func(arg string) (any, error)) e
 		if !f.Global.JSON {
 			fmt.Fprintf(f.IO.ErrOut, "%d of %d failed.\n", failed, len(args))
 		}
-		return &silentError{code: ExitFailure}
+		return &exitError{code: ExitFailure}
 	}
 	return nil
 }

@@ -554,7 +554,7 @@ func runUpdate(ctx context.Context, opts *UpdateOptions) error {
 		fmt.Fprintln(w, "All marketplace extensions are up to date.")
 	}
 	if failed > 0 {
-		return &silentError{code: ExitFailure}
+		return &exitError{code: ExitFailure}
 	}
 	return nil
 }

@@ -139,7 +139,7 @@ func runValidate(ctx context.Context, opts *ValidateOptions) error {
 	switch {
 	case unreadable > 0:
 		// Reports for the readable paths are already out; this only sets the exit code.
-		return &silentError{code: ExitFailure}
+		return &exitError{code: ExitFailure}
 	case invalid > 0:
 		return &problemsError{}
 	}
