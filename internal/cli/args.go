@@ -90,7 +90,7 @@ func suggestCommands(root, group *cobra.Command, word string) []string {
 // that names the argument, taken from the command's Use line
 // ("remove ID", "set ID KEY VALUE", "create [DIR]", "install SOURCE...").
 func argsError(c *cobra.Command, args []string, err error) error {
-	required, variadic := useArgs(c.Use)
+	required, most, variadic := useArgs(c.Use)
 	usage := "usage: " + c.CommandPath()
 	if fields := strings.Fields(c.Use); len(fields) > 1 {
 		usage += " " + strings.Join(fields[1:], " ")
@@ -98,37 +98,28 @@ func argsError(c *cobra.Command, args []string, err error) error {
 	switch {
 	case len(args) < len(required):
 		return &hinted{usageErrorf("missing %s", required[len(args)]), usage}
-	case !variadic && len(required) > 0 && len(args) > maxArgs(c.Use):
-		return &hinted{usageErrorf("unexpected argument %q", args[maxArgs(c.Use)]), usage}
+	case !variadic && len(required) > 0 && len(args) > most:
+		return &hinted{usageErrorf("unexpected argument %q", args[most]), usage}
 	}
 	return &hinted{&usageError{err}, usage}
 }
 
-// useArgs returns the required argument names of a Use line and whether
-// its last argument may repeat.
-func useArgs(use string) (required []string, variadic bool) {
+// useArgs reads a Use line: the names of its required arguments, how many
+// argument words it has in all (optional ones included; "[flags]" is not
+// one), and whether its last argument may repeat.
+func useArgs(use string) (required []string, most int, variadic bool) {
 	fields := strings.Fields(use)
 	for _, f := range fields[min(1, len(fields)):] {
+		if f == "[flags]" || strings.HasPrefix(f, "-") {
+			continue
+		}
+		most++
 		if strings.HasSuffix(f, "...") || strings.HasSuffix(f, "…") {
 			variadic = true
 		}
-		if strings.HasPrefix(f, "[") || strings.HasPrefix(f, "-") {
-			continue
-		}
-		required = append(required, strings.TrimRight(f, ".…"))
-	}
-	return required, variadic
-}
-
-// maxArgs is the number of argument words of a Use line, optional ones
-// included ("[flags]" is not an argument).
-func maxArgs(use string) int {
-	n := 0
-	fields := strings.Fields(use)
-	for _, f := range fields[min(1, len(fields)):] {
-		if f != "[flags]" && !strings.HasPrefix(f, "-") {
-			n++
+		if !strings.HasPrefix(f, "[") {
+			required = append(required, strings.TrimRight(f, ".…"))
 		}
 	}
-	return n
+	return required, most, variadic
 }
