@@ -42,10 +42,10 @@ e2e:
 	$(GO) test -count=1 -timeout 20m -run 'TestScript|TestE2E' ./...
 
 # Benchmarks: Go benchmarks, then every scripts/bench-*.sh (whole commands
-# timed side by side with the tool they are compared with).
+# timed side by side with the tool they are compared with), then the
+# README's table from that run (scripts/bench.sh; BENCH_README=1 rewrites it).
 bench: build
-	$(GO) test -p 1 -run '^$$' -bench . -benchmem -cpu 1 ./...
-	@for s in scripts/bench-*.sh; do [ -f "$$s" ] || continue; echo "== $$s"; bash "$$s" || exit 1; done
+	bash scripts/bench.sh
 
 # Runs each fuzz target for FUZZTIME (10 s unless told otherwise).
 fuzz:

@@ -15,15 +15,26 @@
 // A CMD without shell syntax is executed directly, so that the time of a
 // fast command is not the time of a shell; others run under bash -c.
 // Output goes to stdout and errors of a command end the run.
+//
+// With -record FILE (default $BENCHPAIR_RECORD), the figures are also
+// appended to FILE as one JSON line, with $BENCH_SOURCE (the script that
+// ran benchpair) as its source; internal/benchreport turns those lines into
+// the README's performance table.
+//
+// With -samples UNIT, nothing is run: each argument is NAME=V1,V2,... (the
+// samples a script measured itself, e.g. peak RSS in MB), and benchpair
+// only summarises, prints and records them like timed commands.
 package main
 
 import (
+	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -38,24 +49,67 @@ func main() {
 	work := flag.String("dir", "", "where the fresh directories are made (default: a new temp dir)")
 	title := flag.String("title", "", "a line printed before the table")
 	warm := flag.Int("warmup", 1, "untimed rounds before the timed ones")
+	record := flag.String("record", os.Getenv("BENCHPAIR_RECORD"), "append the figures as a JSON line to this file")
+	samples := flag.String("samples", "", "summarise NAME=V1,V2,... samples in this unit instead of timing commands")
 	flag.Parse()
 	if flag.NArg() == 0 || *runs < 1 {
-		fmt.Fprintln(os.Stderr, "usage: benchpair [-runs N] [-dir WORK] NAME=CMD...")
+		fmt.Fprintln(os.Stderr, "usage: benchpair [-runs N] [-dir WORK] [-title T] NAME=CMD...\n       benchpair -samples UNIT [-title T] NAME=V1,V2,...")
 		os.Exit(2)
 	}
-	if *work == "" {
-		d, err := os.MkdirTemp("", "benchpair-")
-		if err != nil {
+	r := Record{Title: *title, Source: os.Getenv("BENCH_SOURCE"), Runs: *runs, Unit: "ms"}
+	var err error
+	if *samples != "" {
+		r.Unit = *samples
+		r.Commands, r.Runs, err = summarise(flag.Args())
+	} else {
+		r.Commands, err = timeCommands(flag.Args(), *work, *runs, *warm)
+	}
+	if err != nil {
+		fail(err)
+	}
+	r.print()
+	if *record != "" {
+		if err := r.appendTo(*record); err != nil {
 			fail(err)
 		}
+	}
+}
+
+// Record is one benchpair table as written by -record: the shape
+// internal/benchreport reads.
+type Record struct {
+	Title    string   `json:"title"`
+	Source   string   `json:"source"`
+	Runs     int      `json:"runs"`
+	Unit     string   `json:"unit"`
+	Commands []Figure `json:"commands"`
+}
+
+// Figure is one command's min, median and max (wall time in ms for timed
+// commands, else the -samples unit) and, for timed commands, the median
+// CPU time in ms.
+type Figure struct {
+	Name   string   `json:"name"`
+	Min    float64  `json:"min"`
+	Median float64  `json:"median"`
+	Max    float64  `json:"max"`
+	CPU    *float64 `json:"cpuMs,omitempty"`
+}
+
+func timeCommands(args []string, work string, runs, warm int) ([]Figure, error) {
+	if work == "" {
+		d, err := os.MkdirTemp("", "benchpair-")
+		if err != nil {
+			return nil, err
+		}
 		defer os.RemoveAll(d)
-		*work = d
+		work = d
 	}
 	var cmds []*command
-	for _, a := range flag.Args() {
+	for _, a := range args {
 		name, cmd, ok := strings.Cut(a, "=")
 		if !ok || name == "" {
-			fail(fmt.Errorf("argument %q is not NAME=CMD", a))
+			return nil, fmt.Errorf("argument %q is not NAME=CMD", a)
 		}
 		c := &command{name: name, run: cmd}
 		if s, r, ok := strings.Cut(cmd, ";;"); ok {
@@ -63,20 +117,20 @@ func main() {
 		}
 		cmds = append(cmds, c)
 	}
-	for round := -*warm; round < *runs; round++ {
+	for round := -warm; round < runs; round++ {
 		for _, c := range cmds {
-			dir := filepath.Join(*work, fmt.Sprintf("%s-%d", c.name, round+*warm))
+			dir := filepath.Join(work, fmt.Sprintf("%s-%d", c.name, round+warm))
 			if err := os.MkdirAll(dir, 0o755); err != nil {
-				fail(err)
+				return nil, err
 			}
 			if c.setup != "" {
 				if _, _, err := runOnce(c.setup, dir); err != nil {
-					fail(fmt.Errorf("%s setup: %w", c.name, err))
+					return nil, fmt.Errorf("%s setup: %w", c.name, err)
 				}
 			}
 			d, cpu, err := runOnce(c.run, dir)
 			if err != nil {
-				fail(fmt.Errorf("%s: %w", c.name, err))
+				return nil, fmt.Errorf("%s: %w", c.name, err)
 			}
 			if round >= 0 {
 				c.times = append(c.times, d)
@@ -84,23 +138,85 @@ func main() {
 			}
 		}
 	}
-	if *title != "" {
-		fmt.Println(*title)
-	}
-	fmt.Printf("  %-22s %9s %9s %9s %9s   %s\n", "command", "min", "median", "max", "cpu", "(ms, "+fmt.Sprint(*runs)+" alternating runs; cpu: median user+sys)")
+	figs := make([]Figure, 0, len(cmds))
 	for _, c := range cmds {
 		slices.Sort(c.times)
 		slices.Sort(c.cpu)
-		fmt.Printf("  %-22s %9s %9s %9s %9s\n", c.name, ms(c.times[0]), ms(median(c.times)), ms(c.times[len(c.times)-1]), ms(median(c.cpu)))
+		cpu := msf(median(c.cpu))
+		figs = append(figs, Figure{Name: c.name, Min: msf(c.times[0]), Median: msf(median(c.times)),
+			Max: msf(c.times[len(c.times)-1]), CPU: &cpu})
 	}
-	for _, o := range cmds[1:] {
-		first := cmds[0]
-		fmt.Printf("  ratio %s/%s: median %.2fx (min %.2fx)\n", first.name, o.name,
-			float64(median(first.times))/float64(median(o.times)), float64(first.times[0])/float64(o.times[0]))
+	return figs, nil
+}
+
+// summarise reads NAME=V1,V2,... arguments; every name must have the same
+// number of samples, which it returns as the run count.
+func summarise(args []string) ([]Figure, int, error) {
+	var figs []Figure
+	runs := 0
+	for _, a := range args {
+		name, list, ok := strings.Cut(a, "=")
+		if !ok || name == "" || list == "" {
+			return nil, 0, fmt.Errorf("argument %q is not NAME=V1,V2,...", a)
+		}
+		var vs []float64
+		for _, f := range strings.Split(list, ",") {
+			v, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
+			if err != nil {
+				return nil, 0, fmt.Errorf("%s: sample %q is not a number", name, f)
+			}
+			vs = append(vs, v)
+		}
+		if runs != 0 && len(vs) != runs {
+			return nil, 0, fmt.Errorf("%s has %d samples, the first had %d", name, len(vs), runs)
+		}
+		runs = len(vs)
+		slices.Sort(vs)
+		figs = append(figs, Figure{Name: name, Min: vs[0], Median: median(vs), Max: vs[len(vs)-1]})
+	}
+	return figs, runs, nil
+}
+
+func (r Record) print() {
+	if r.Title != "" {
+		fmt.Println(r.Title)
+	}
+	timed := r.Commands[0].CPU != nil
+	legend := fmt.Sprintf("(%s, %d alternating runs; cpu: median user+sys)", r.Unit, r.Runs)
+	if !timed {
+		legend = fmt.Sprintf("(%s, %d runs)", r.Unit, r.Runs)
+	}
+	fmt.Printf("  %-22s %9s %9s %9s %9s   %s\n", "command", "min", "median", "max", map[bool]string{true: "cpu"}[timed], legend)
+	for _, c := range r.Commands {
+		cpu := ""
+		if c.CPU != nil {
+			cpu = num(*c.CPU)
+		}
+		fmt.Printf("  %-22s %9s %9s %9s %9s\n", c.Name, num(c.Min), num(c.Median), num(c.Max), cpu)
+	}
+	first := r.Commands[0]
+	for _, o := range r.Commands[1:] {
+		fmt.Printf("  ratio %s/%s: median %.2fx (min %.2fx)\n", first.Name, o.Name, first.Median/o.Median, first.Min/o.Min)
 	}
 }
 
-func median(t []time.Duration) time.Duration {
+func (r Record) appendTo(path string) error {
+	line, err := json.Marshal(r)
+	if err != nil {
+		return err
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(append(line, '\n')); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+func median[T time.Duration | float64](t []T) T {
 	n := len(t)
 	if n%2 == 1 {
 		return t[n/2]
@@ -108,7 +224,9 @@ func median(t []time.Duration) time.Duration {
 	return (t[n/2-1] + t[n/2]) / 2
 }
 
-func ms(d time.Duration) string { return fmt.Sprintf("%.1f", float64(d)/float64(time.Millisecond)) }
+func msf(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+func num(v float64) string { return strconv.FormatFloat(v, 'f', 1, 64) }
 
 // runOnce runs cmd with {dir} replaced and returns its wall time and the
 // CPU time (user and system) of it and the children it waited for.
