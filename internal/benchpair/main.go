@@ -27,7 +27,6 @@
 package main
 
 import (
-	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
@@ -37,6 +36,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/spiritagents/spirit/internal/benchstat"
 )
 
 type command struct {
@@ -56,7 +57,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, "usage: benchpair [-runs N] [-dir WORK] [-title T] NAME=CMD...\n       benchpair -samples UNIT [-title T] NAME=V1,V2,...")
 		os.Exit(2)
 	}
-	r := Record{Title: *title, Source: os.Getenv("BENCH_SOURCE"), Runs: *runs, Unit: "ms"}
+	r := benchstat.Record{Title: *title, Source: os.Getenv("BENCH_SOURCE"), Runs: *runs, Unit: "ms"}
 	var err error
 	if *samples != "" {
 		r.Unit = *samples
@@ -67,36 +68,15 @@ func main() {
 	if err != nil {
 		fail(err)
 	}
-	r.print()
+	printRecord(r)
 	if *record != "" {
-		if err := r.appendTo(*record); err != nil {
+		if err := r.Append(*record); err != nil {
 			fail(err)
 		}
 	}
 }
 
-// Record is one benchpair table as written by -record: the shape
-// internal/benchreport reads.
-type Record struct {
-	Title    string   `json:"title"`
-	Source   string   `json:"source"`
-	Runs     int      `json:"runs"`
-	Unit     string   `json:"unit"`
-	Commands []Figure `json:"commands"`
-}
-
-// Figure is one command's min, median and max (wall time in ms for timed
-// commands, else the -samples unit) and, for timed commands, the median
-// CPU time in ms.
-type Figure struct {
-	Name   string   `json:"name"`
-	Min    float64  `json:"min"`
-	Median float64  `json:"median"`
-	Max    float64  `json:"max"`
-	CPU    *float64 `json:"cpuMs,omitempty"`
-}
-
-func timeCommands(args []string, work string, runs, warm int) ([]Figure, error) {
+func timeCommands(args []string, work string, runs, warm int) ([]benchstat.Figure, error) {
 	if work == "" {
 		d, err := os.MkdirTemp("", "benchpair-")
 		if err != nil {
@@ -138,12 +118,12 @@ func timeCommands(args []string, work string, runs, warm int) ([]Figure, error) 
 			}
 		}
 	}
-	figs := make([]Figure, 0, len(cmds))
+	figs := make([]benchstat.Figure, 0, len(cmds))
 	for _, c := range cmds {
 		slices.Sort(c.times)
 		slices.Sort(c.cpu)
-		cpu := msf(median(c.cpu))
-		figs = append(figs, Figure{Name: c.name, Min: msf(c.times[0]), Median: msf(median(c.times)),
+		cpu := msf(benchstat.Median(c.cpu))
+		figs = append(figs, benchstat.Figure{Name: c.name, Min: msf(c.times[0]), Median: msf(benchstat.Median(c.times)),
 			Max: msf(c.times[len(c.times)-1]), CPU: &cpu})
 	}
 	return figs, nil
@@ -151,8 +131,8 @@ func timeCommands(args []string, work string, runs, warm int) ([]Figure, error) 
 
 // summarise reads NAME=V1,V2,... arguments; every name must have the same
 // number of samples, which it returns as the run count.
-func summarise(args []string) ([]Figure, int, error) {
-	var figs []Figure
+func summarise(args []string) ([]benchstat.Figure, int, error) {
+	var figs []benchstat.Figure
 	runs := 0
 	for _, a := range args {
 		name, list, ok := strings.Cut(a, "=")
@@ -172,12 +152,12 @@ func summarise(args []string) ([]Figure, int, error) {
 		}
 		runs = len(vs)
 		slices.Sort(vs)
-		figs = append(figs, Figure{Name: name, Min: vs[0], Median: median(vs), Max: vs[len(vs)-1]})
+		figs = append(figs, benchstat.Figure{Name: name, Min: vs[0], Median: benchstat.Median(vs), Max: vs[len(vs)-1]})
 	}
 	return figs, runs, nil
 }
 
-func (r Record) print() {
+func printRecord(r benchstat.Record) {
 	if r.Title != "" {
 		fmt.Println(r.Title)
 	}
@@ -198,30 +178,6 @@ func (r Record) print() {
 	for _, o := range r.Commands[1:] {
 		fmt.Printf("  ratio %s/%s: median %.2fx (min %.2fx)\n", first.Name, o.Name, first.Median/o.Median, first.Min/o.Min)
 	}
-}
-
-func (r Record) appendTo(path string) error {
-	line, err := json.Marshal(r)
-	if err != nil {
-		return err
-	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
-	if err != nil {
-		return err
-	}
-	if _, err := f.Write(append(line, '\n')); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
-}
-
-func median[T time.Duration | float64](t []T) T {
-	n := len(t)
-	if n%2 == 1 {
-		return t[n/2]
-	}
-	return (t[n/2-1] + t[n/2]) / 2
 }
 
 func msf(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }

@@ -26,6 +26,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/spiritagents/spirit/internal/benchstat"
 )
 
 const (
@@ -218,7 +220,7 @@ func goRows(benches []*goBench) []row {
 func spread(vs []float64, unit string) string {
 	s := slices.Clone(vs)
 	slices.Sort(s)
-	lo, mid, hi := s[0], median(s), s[len(s)-1]
+	lo, mid, hi := s[0], benchstat.Median(s), s[len(s)-1]
 	if unit == "ns/op" {
 		scale, name := durationUnit(mid)
 		return fmt.Sprintf("%s / %s / %s %s", num(lo/scale), num(mid/scale), num(hi/scale), name)
@@ -236,14 +238,6 @@ func durationUnit(ns float64) (float64, string) {
 		return 1e3, "µs"
 	}
 	return 1, "ns"
-}
-
-func median(s []float64) float64 {
-	n := len(s)
-	if n%2 == 1 {
-		return s[n/2]
-	}
-	return (s[n/2-1] + s[n/2]) / 2
 }
 
 // num prints three significant digits, with thousands separated.
@@ -266,21 +260,6 @@ func num(v float64) string {
 	return whole
 }
 
-// record is what benchpair -record writes (internal/benchpair.Record).
-type record struct {
-	Title    string `json:"title"`
-	Source   string `json:"source"`
-	Runs     int    `json:"runs"`
-	Unit     string `json:"unit"`
-	Commands []struct {
-		Name   string   `json:"name"`
-		Min    float64  `json:"min"`
-		Median float64  `json:"median"`
-		Max    float64  `json:"max"`
-		CPU    *float64 `json:"cpuMs"`
-	} `json:"commands"`
-}
-
 var goalInTitle = regexp.MustCompile(`\s*\((?:goal[: ]*)([^)]*)\)\s*$`)
 
 func pairRows(data []byte) ([]row, error) {
@@ -289,7 +268,7 @@ func pairRows(data []byte) ([]row, error) {
 		if len(bytes.TrimSpace(line)) == 0 {
 			continue
 		}
-		var r record
+		var r benchstat.Record
 		if err := json.Unmarshal(line, &r); err != nil {
 			return nil, fmt.Errorf("line %d: %w", i+1, err)
 		}
