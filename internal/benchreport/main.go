@@ -275,7 +275,10 @@ func pairRows(data []byte) ([]row, error) {
 		if len(r.Commands) == 0 {
 			return nil, fmt.Errorf("line %d: %w", i+1, errors.New("no commands"))
 		}
-		out := row{what: r.Title, how: fmt.Sprintf("`%s`, %d runs", r.Source, r.Runs)}
+		out := row{what: r.Title, how: fmt.Sprintf("%d runs", r.Runs)}
+		if r.Source != "" {
+			out.how = fmt.Sprintf("`%s`, %d runs", r.Source, r.Runs)
+		}
 		if m := goalInTitle.FindStringSubmatchIndex(r.Title); m != nil {
 			out.what, out.goal = r.Title[:m[0]], r.Title[m[2]:m[3]]
 		}
