@@ -37,7 +37,7 @@ fi
 export SPIRIT_AGENT_DATA_DIR=$work/data
 "$work/spirit" extension install testdata/mcp/bench/echo-ext >/dev/null
 
-"$work/mcpload" -rounds "$ROUNDS" -calls "$CALLS" -inflight 8 \
+"$work/mcpload" -rounds "$ROUNDS" -calls "$CALLS" -warmup 1000 -inflight 8 \
   -title "MCP tools/call of an echo tool over stdio ($(node --version), $(nproc) CPUs; goals: spirit >= 2,500/s sequential, >= 8,000/s with 8 in flight)" \
   "spirit=$work/spirit mcp serve" \
   "ts-sdk=env MCP_SDK_DIR=$sdk node testdata/mcp/bench/ts-echo-server.mjs" \

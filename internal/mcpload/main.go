@@ -13,8 +13,9 @@
 // concurrent callers sends them). Every answer is checked: its id, no
 // error, and the text of its own request. Starting the server is not
 // timed. It prints min/median/max calls/s of each phase and server, the
-// median p50 latency of the sequential phase, and the ratio of the first
-// server to each other one.
+// median p50 latency of the sequential phase, the median CPU time of the
+// server and its children per call, and the ratios of the first server to
+// each other one (of the medians, the slowest rounds and the fastest).
 //
 // The client side is one goroutine that writes pre-encoded lines and
 // decodes only the fields it checks, the same work for every server.
@@ -92,8 +93,13 @@ func main() {
 	}
 	first := servers[0]
 	for _, o := range servers[1:] {
-		fmt.Printf("  ratio %s/%s sequential:   median %.2fx (min %.2fx)\n", first.name, o.name, median(first.seq)/median(o.seq), first.seq[0]/o.seq[0])
-		fmt.Printf("  ratio %s/%s %s: median %.2fx (min %.2fx)\n", first.name, o.name, par, median(first.par)/median(o.par), first.par[0]/o.par[0])
+		ratio := func(phase string, a, b []float64) {
+			fmt.Printf("  ratio %s/%s %-14s median %.2fx, min %.2fx, max %.2fx\n", first.name, o.name, phase+":",
+				median(a)/median(b), a[0]/b[0], a[len(a)-1]/b[len(b)-1])
+		}
+		ratio("sequential", first.seq, o.seq)
+		ratio(par, first.par, o.par)
+		fmt.Printf("  ratio %s/%s CPU a call:    %.2fx (under 1: %s uses less)\n", first.name, o.name, median(first.cpu)/median(o.cpu), first.name)
 	}
 }
 
