@@ -70,7 +70,8 @@ func (e *FrameError) Error() string {
 // fresh 32 KiB decoder buffer.
 func NewStdioTransport(r io.Reader, w io.Writer, rep Reporter) sdk.Transport {
 	out := &lockedWriter{w: w}
-	return &lineTransport{filter: &frameFilter{src: r, r: bufio.NewReaderSize(r, 64<<10), out: out, rep: rep}, out: out}
+	in, unpoll := pollable(r)
+	return &lineTransport{filter: &frameFilter{src: r, unpoll: unpoll, r: bufio.NewReaderSize(in, 64<<10), out: out, rep: rep}, out: out}
 }
 
 // lineTransport is an sdk.Transport over a frameFilter: one message a line.
@@ -122,6 +123,13 @@ func (c *lineConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	case v := <-c.incoming:
+		if v.err != nil {
+			select {
+			case <-c.closed: // the source's error is that Close closed it
+				return nil, io.EOF
+			default:
+			}
+		}
 		return v.msg, v.err
 	case <-c.closed:
 		return nil, io.EOF
@@ -144,8 +152,8 @@ func (c *lineConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 // Close closes the source (when it can be closed), never the output.
 func (c *lineConn) Close() error {
 	c.closeOnce.Do(func() {
-		c.closeErr = c.filter.Close()
 		close(c.closed)
+		c.closeErr = c.filter.Close()
 	})
 	return c.closeErr
 }
@@ -172,10 +180,11 @@ func (l *lockedWriter) Close() error { return nil }
 // frameFilter passes the well-formed lines of src to the SDK, decoded,
 // and answers the malformed ones.
 type frameFilter struct {
-	src io.Reader
-	r   *bufio.Reader
-	out io.Writer
-	rep Reporter
+	src    io.Reader
+	unpoll func() error // closes what pollable made of src
+	r      *bufio.Reader
+	out    io.Writer
+	rep    Reporter
 }
 
 // next returns the next well-formed message, answering the malformed lines
@@ -285,10 +294,11 @@ func (f *frameFilter) answer(id json.RawMessage, fe *FrameError) error {
 
 // Close closes the source when it can be closed.
 func (f *frameFilter) Close() error {
+	err := f.unpoll()
 	if c, ok := f.src.(io.Closer); ok {
-		return c.Close()
+		return errors.Join(err, c.Close())
 	}
-	return nil
+	return err
 }
 
 // CheckFrame checks that line (without its line end) is one JSON-RPC 2.0
