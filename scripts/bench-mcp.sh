@@ -11,13 +11,13 @@
 # min/median/max calls/s of each phase, the sequential p50, the CPU of each
 # server (with its children) per call and the ratios spirit/ts-sdk.
 # Goals: spirit >= 2,500 calls/s sequential and >= 8,000/s with 8 in flight.
-# ROUNDS (default 7), CALLS (default 4000). BASE=path/to/an/older/spirit adds
-# it as a third server. The TypeScript SDK is installed once, pinned, into
+# ROUNDS (default 8; every other round runs the servers in reverse order),
+# CALLS (default 4000). BASE=path/to/an/older/spirit adds it as a third server. The TypeScript SDK is installed once, pinned, into
 # .cache/mcp-bench (npm install --no-save).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repo=$(pwd)
-ROUNDS=${ROUNDS:-7}
+ROUNDS=${ROUNDS:-8}
 CALLS=${CALLS:-4000}
 SDK_VERSION=1.32.2
 ZOD_VERSION=3.25.76

@@ -3,8 +3,9 @@
 //
 //	mcpload [-rounds N] [-calls N] [-inflight N] [-warmup N] NAME=CMD [NAME=CMD...]
 //
-// Each round starts every server once, in the order given (alternating),
-// and for each: initialize, notifications/initialized, tools/list (the
+// Each round starts every server once, in the order given and in reverse
+// order in every other round (the first server of a round ran slower in
+// trials, whichever it was), and for each: initialize, notifications/initialized, tools/list (the
 // server must offer exactly one tool, which takes {"text": string} and
 // returns it as its text content), warm-up calls, then two timed phases of
 // -calls calls each on the same session: sequential (one request in flight)
@@ -64,8 +65,12 @@ func main() {
 		}
 		servers = append(servers, &server{name: name, cmd: cmd})
 	}
-	for range *rounds {
-		for _, s := range servers {
+	for round := range *rounds {
+		order := slices.Clone(servers)
+		if round%2 == 1 {
+			slices.Reverse(order) // no server always runs first, or always after the same one
+		}
+		for _, s := range order {
 			ctx, cancel := context.WithTimeout(context.Background(), *limit)
 			r, err := runRound(ctx, s.cmd, *warmup, *calls, *inflight)
 			cancel()
