@@ -12,8 +12,9 @@
 # server (with its children) per call and the ratios spirit/ts-sdk.
 # Goals: spirit >= 2,500 calls/s sequential and >= 8,000/s with 8 in flight.
 # ROUNDS (default 8; every other round runs the servers in reverse order),
-# CALLS (default 4000). BASE=path/to/an/older/spirit adds it as a third server. The TypeScript SDK is installed once, pinned, into
-# .cache/mcp-bench (npm install --no-save).
+# CALLS (default 4000). BASE=path/to/an/older/spirit adds it as a third
+# server. The TypeScript SDK is installed once, pinned, into .cache/mcp-bench
+# (npm install --no-save).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repo=$(pwd)
