@@ -48,7 +48,7 @@ func (s *Server) call(ctx context.Context, req *sdk.CallToolRequest, name string
 	s.emit(runtime.Event{Type: "onToolCall", Detail: map[string]any{
 		"toolCallId": cr.ToolCallID, "toolName": t.Name, "request": request,
 	}})
-	res, err := s.host.Call(ctx, cr)
+	res, err := s.callers.call(ctx, s.host, cr)
 	out, failed := "", err != nil
 	if err == nil {
 		out = res.Text

@@ -89,6 +89,8 @@ type Server struct {
 	syncMu sync.Mutex
 	mu     sync.Mutex
 	tools  map[string]registered
+
+	callers *callers
 }
 
 // registered is one tool the SDK server holds.
@@ -133,6 +135,7 @@ func New(opts Options) (*Server, error) {
 		SupportedProtocolVersions: ProtocolVersions(),
 	})
 	s.srv.AddReceivingMiddleware(s.middleware)
+	s.callers = startCallers(life, opts.Host)
 	if err := s.Sync(context.Background()); err != nil {
 		stop()
 		return nil, err

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"sync"
 	"unicode/utf8"
 
@@ -61,13 +62,16 @@ func (e *FrameError) Error() string {
 // serving. Blank lines are skipped. Closing the transport's connection
 // closes r when it is an io.Closer, never w.
 //
-// Each checked line is decoded once, by jsonrpc.DecodeMessage: the SDK's
-// IOTransport would run it through a streaming decoder and then try it as
-// a batch first, a further allocation of its decoder's 32 KiB buffer per
-// message (batches are refused by the filter anyway).
+// Each line is decoded once: the check's own pass over a request or
+// notification builds the jsonrpc.Request (responses, which only answer the
+// server's own requests, go through jsonrpc.DecodeMessage). The SDK's
+// IOTransport would run every line through its streaming decoder, try it
+// as a batch first, and decode the method again, each pass allocating a
+// fresh 32 KiB decoder buffer.
 func NewStdioTransport(r io.Reader, w io.Writer, rep Reporter) sdk.Transport {
 	out := &lockedWriter{w: w}
-	return &lineTransport{filter: &frameFilter{src: r, r: bufio.NewReaderSize(r, 64<<10), out: out, rep: rep}, out: out}
+	in, unpoll := pollable(r)
+	return &lineTransport{filter: &frameFilter{src: r, unpoll: unpoll, r: bufio.NewReaderSize(in, 64<<10), out: out, rep: rep}, out: out}
 }
 
 // lineTransport is an sdk.Transport over a frameFilter: one message a line.
@@ -78,14 +82,14 @@ type lineTransport struct {
 
 // Connect starts reading lines; it is called once.
 func (t *lineTransport) Connect(context.Context) (sdk.Connection, error) {
-	c := &lineConn{filter: t.filter, out: t.out, incoming: make(chan lineOrErr), closed: make(chan struct{})}
+	c := &lineConn{filter: t.filter, out: t.out, incoming: make(chan msgOrErr), closed: make(chan struct{})}
 	go c.read()
 	return c, nil
 }
 
-type lineOrErr struct {
-	line []byte
-	err  error
+type msgOrErr struct {
+	msg jsonrpc.Message
+	err error
 }
 
 // lineConn reads on its own goroutine, so Close unblocks a Read waiting
@@ -93,7 +97,7 @@ type lineOrErr struct {
 type lineConn struct {
 	filter    *frameFilter
 	out       *lockedWriter
-	incoming  chan lineOrErr
+	incoming  chan msgOrErr
 	closed    chan struct{}
 	closeOnce sync.Once
 	closeErr  error
@@ -101,9 +105,9 @@ type lineConn struct {
 
 func (c *lineConn) read() {
 	for {
-		line, err := c.filter.next()
+		msg, err := c.filter.next()
 		select {
-		case c.incoming <- lineOrErr{line, err}:
+		case c.incoming <- msgOrErr{msg, err}:
 		case <-c.closed:
 			return
 		}
@@ -120,9 +124,13 @@ func (c *lineConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 		return nil, ctx.Err()
 	case v := <-c.incoming:
 		if v.err != nil {
-			return nil, v.err
+			select {
+			case <-c.closed: // the source's error is that Close closed it
+				return nil, io.EOF
+			default:
+			}
 		}
-		return jsonrpc.DecodeMessage(v.line)
+		return v.msg, v.err
 	case <-c.closed:
 		return nil, io.EOF
 	}
@@ -144,8 +152,8 @@ func (c *lineConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 // Close closes the source (when it can be closed), never the output.
 func (c *lineConn) Close() error {
 	c.closeOnce.Do(func() {
-		c.closeErr = c.filter.Close()
 		close(c.closed)
+		c.closeErr = c.filter.Close()
 	})
 	return c.closeErr
 }
@@ -169,32 +177,19 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 // Close leaves the underlying stream open.
 func (l *lockedWriter) Close() error { return nil }
 
-// frameFilter passes the well-formed lines of src to the SDK, one line a
-// Read, and answers the malformed ones.
+// frameFilter passes the well-formed lines of src to the SDK, decoded,
+// and answers the malformed ones.
 type frameFilter struct {
-	src     io.Reader
-	r       *bufio.Reader
-	out     io.Writer
-	rep     Reporter
-	pending []byte
+	src    io.Reader
+	unpoll func() error // closes what pollable made of src
+	r      *bufio.Reader
+	out    io.Writer
+	rep    Reporter
 }
 
-func (f *frameFilter) Read(p []byte) (int, error) {
-	if len(f.pending) == 0 {
-		line, err := f.next()
-		if err != nil {
-			return 0, err
-		}
-		f.pending = append(line, '\n')
-	}
-	n := copy(p, f.pending)
-	f.pending = f.pending[n:]
-	return n, nil
-}
-
-// next returns the next well-formed line, without its line end, answering
-// the malformed ones on the way.
-func (f *frameFilter) next() ([]byte, error) {
+// next returns the next well-formed message, answering the malformed lines
+// on the way.
+func (f *frameFilter) next() (jsonrpc.Message, error) {
 	for {
 		line, err := f.readLine()
 		if err != nil {
@@ -210,13 +205,14 @@ func (f *frameFilter) next() ([]byte, error) {
 			}
 			continue
 		}
-		if id, ferr := CheckFrame(line); ferr != nil {
+		msg, id, ferr := parseFrame(line)
+		if ferr != nil {
 			if werr := f.answer(id, ferr); werr != nil {
 				return nil, werr
 			}
 			continue
 		}
-		return line, nil
+		return msg, nil
 	}
 }
 
@@ -298,10 +294,11 @@ func (f *frameFilter) answer(id json.RawMessage, fe *FrameError) error {
 
 // Close closes the source when it can be closed.
 func (f *frameFilter) Close() error {
+	err := f.unpoll()
 	if c, ok := f.src.(io.Closer); ok {
-		return c.Close()
+		return errors.Join(err, c.Close())
 	}
-	return nil
+	return err
 }
 
 // CheckFrame checks that line (without its line end) is one JSON-RPC 2.0
@@ -309,53 +306,110 @@ func (f *frameFilter) Close() error {
 // On failure it returns a *FrameError, and the frame's id when the frame
 // is a request whose id is valid (the error answer carries it).
 func CheckFrame(line []byte) (json.RawMessage, *FrameError) {
+	_, id, ferr := checkFrame(line)
+	return id, ferr
+}
+
+// checkFrame is CheckFrame, returning the members of a valid frame too.
+func checkFrame(line []byte) (map[string]json.RawMessage, json.RawMessage, *FrameError) {
 	if !utf8.Valid(line) {
-		return nil, &FrameError{codeParseError, "not UTF-8"}
+		return nil, nil, &FrameError{codeParseError, "not UTF-8"}
 	}
 	if depth(line) > MaxFrameDepth {
-		return nil, &FrameError{codeParseError, fmt.Sprintf("nested deeper than %d", MaxFrameDepth)}
+		return nil, nil, &FrameError{codeParseError, fmt.Sprintf("nested deeper than %d", MaxFrameDepth)}
 	}
 	notJSON := &FrameError{codeParseError, "not one JSON value"}
 	line = bytes.TrimSpace(line)
 	if len(line) == 0 || line[0] != '{' {
 		switch {
 		case !json.Valid(line):
-			return nil, notJSON
+			return nil, nil, notJSON
 		case line[0] == '[':
-			return nil, &FrameError{codeInvalidRequest, "batches are not supported"}
+			return nil, nil, &FrameError{codeInvalidRequest, "batches are not supported"}
 		}
-		return nil, &FrameError{codeInvalidRequest, "a message must be a JSON object"}
+		return nil, nil, &FrameError{codeInvalidRequest, "a message must be a JSON object"}
 	}
 	var m map[string]json.RawMessage
 	if err := json.Unmarshal(line, &m); err != nil { // it checks the whole line first
-		return nil, notJSON
+		return nil, nil, notJSON
 	}
 	id, hasID := m["id"]
 	if hasID && !validID(id) {
-		return nil, &FrameError{codeInvalidRequest, "id must be a string or an integer"}
+		return nil, nil, &FrameError{codeInvalidRequest, "id must be a string or an integer"}
 	}
 	_, isRequest := m["method"]
 	if !isRequest {
 		id = nil // a broken response: its id is the server's, not the client's
 	}
 	if v, ok := m["jsonrpc"]; !ok || string(v) != `"2.0"` {
-		return id, &FrameError{codeInvalidRequest, `jsonrpc must be "2.0"`}
+		return nil, id, &FrameError{codeInvalidRequest, `jsonrpc must be "2.0"`}
 	}
 	if method, ok := m["method"]; ok {
 		if len(method) == 0 || method[0] != '"' {
-			return id, &FrameError{codeInvalidRequest, "method must be a string"}
+			return nil, id, &FrameError{codeInvalidRequest, "method must be a string"}
 		}
 		if params, ok := m["params"]; ok && params[0] != '{' && params[0] != '[' && string(params) != "null" {
-			return id, &FrameError{codeInvalidRequest, "params must be an object or an array"}
+			return nil, id, &FrameError{codeInvalidRequest, "params must be an object or an array"}
 		}
-		return nil, nil
+		return m, nil, nil
 	}
 	_, hasResult := m["result"]
 	_, hasError := m["error"]
 	if !hasID || hasResult == hasError {
-		return id, &FrameError{codeInvalidRequest, "a message needs a method, or an id and one of result and error"}
+		return nil, id, &FrameError{codeInvalidRequest, "a message needs a method, or an id and one of result and error"}
 	}
-	return nil, nil
+	return m, nil, nil
+}
+
+// parseFrame checks line as CheckFrame does and returns its message. A
+// request or notification is built from the check's own decoding, as
+// jsonrpc.DecodeMessage would build it (FuzzCheckFrame compares the two);
+// a response goes through jsonrpc.DecodeMessage.
+func parseFrame(line []byte) (jsonrpc.Message, json.RawMessage, *FrameError) {
+	m, id, ferr := checkFrame(line)
+	if ferr != nil {
+		return nil, id, ferr
+	}
+	rawMethod, ok := m["method"]
+	if !ok {
+		msg, err := jsonrpc.DecodeMessage(line)
+		if err != nil {
+			return nil, nil, &FrameError{codeInvalidRequest, "not a JSON-RPC message the MCP SDK reads"}
+		}
+		return msg, nil, nil
+	}
+	req := &jsonrpc.Request{Params: m["params"]}
+	if err := json.Unmarshal(rawMethod, &req.Method); err != nil {
+		return nil, nil, &FrameError{codeInvalidRequest, "method must be a string"}
+	}
+	if raw, ok := m["id"]; ok {
+		var v any
+		if raw[0] == '"' {
+			var s string
+			if err := json.Unmarshal(raw, &s); err != nil {
+				return nil, nil, &FrameError{codeInvalidRequest, "id must be a string or an integer"}
+			}
+			v = s
+		} else {
+			n, err := strconv.ParseInt(string(raw), 10, 64)
+			if err != nil {
+				return nil, nil, &FrameError{codeInvalidRequest, "id must be a string or an integer"}
+			}
+			v = float64(n) // as the SDK decodes a number; validID kept it exact
+		}
+		if req.ID, ferr = makeID(v); ferr != nil {
+			return nil, nil, ferr
+		}
+	}
+	return req, nil, nil
+}
+
+func makeID(v any) (jsonrpc.ID, *FrameError) {
+	id, err := jsonrpc.MakeID(v)
+	if err != nil {
+		return id, &FrameError{codeInvalidRequest, "id must be a string or an integer"}
+	}
+	return id, nil
 }
 
 // validID reports whether a raw id is a string or an integer that the

@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"reflect"
 	goruntime "runtime"
 	"strings"
 	"syscall"
@@ -214,8 +215,10 @@ func TestStdioMalformedFrames(t *testing.T) {
 	}
 }
 
-// FuzzCheckFrame: CheckFrame never panics, and every frame it accepts is
-// one message the SDK decodes, so an accepted frame cannot end a session.
+// FuzzCheckFrame: CheckFrame never panics, every frame it accepts is one
+// message the SDK decodes, so an accepted frame cannot end a session, and
+// the message the transport builds from it is the one the SDK's decoder
+// builds.
 func FuzzCheckFrame(f *testing.F) {
 	for _, tt := range malformedFrames {
 		f.Add([]byte(tt.frame))
@@ -225,6 +228,10 @@ func FuzzCheckFrame(f *testing.F) {
 		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
 		`{"jsonrpc":"2.0","id":"a","result":{}}`,
 		`{"jsonrpc":"2.0","id":-9007199254740991,"method":"x","params":[1]}`,
+		`{"jsonrpc":"2.0","id":"\u0041\n","method":"a\"b","params":null}`,
+		`{"jsonrpc":"2.0","id":1,"id":-0,"method":"x","method":"y","params":{ "a" : [ ] } }`,
+		`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":3}}`,
+		`{"jsonrpc":"2.0","id":7,"error":{"code":-1,"message":"no"}}`,
 	} {
 		f.Add([]byte(s))
 	}
@@ -236,8 +243,16 @@ func FuzzCheckFrame(f *testing.F) {
 			}
 			return
 		}
-		if _, err := jsonrpc.DecodeMessage(line); err != nil {
+		want, err := jsonrpc.DecodeMessage(line)
+		if err != nil {
 			t.Fatalf("accepted %q, which the SDK refuses: %v", line, err)
+		}
+		got, _, ferr := parseFrame(line)
+		if ferr != nil {
+			t.Fatalf("CheckFrame accepted %q, parseFrame refused it: %v", line, ferr)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("%q: the transport built %#v, the SDK %#v", line, got, want)
 		}
 	})
 }
@@ -319,5 +334,33 @@ func BenchmarkCheckFrame(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// Reading a tools/call line allocates a few small objects, not the SDK
+// decoder's 32 KiB buffer per decoding pass (two passes a message in
+// jsonrpc.DecodeMessage).
+func TestStdioReadAllocation(t *testing.T) {
+	const n = 2000
+	line := `{"jsonrpc":"2.0","id":12,"method":"tools/call","params":{"name":"extension__my_ext__echo__99f4e472","arguments":{"text":"hello"}}}` + "\n"
+	conn, err := NewStdioTransport(strings.NewReader(strings.Repeat(line, n)), io.Discard, nil).Connect(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	read := func() {
+		if _, err := conn.Read(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	read() // the reader's buffer
+	var before, after goruntime.MemStats
+	goruntime.ReadMemStats(&before)
+	for range n - 1 {
+		read()
+	}
+	goruntime.ReadMemStats(&after)
+	if per := (after.TotalAlloc - before.TotalAlloc) / (n - 1); per > 8<<10 {
+		t.Fatalf("reading one message allocates %d bytes, want at most 8 KiB", per)
 	}
 }
