@@ -39,6 +39,7 @@ export SPIRIT_AGENT_DATA_DIR=$work/data
 "$work/spirit" extension install testdata/mcp/bench/echo-ext >/dev/null
 
 "$work/mcpload" -rounds "$ROUNDS" -calls "$CALLS" -warmup 1000 -inflight 8 \
+  -seq-goal "spirit >= 2,500/s" -par-goal "spirit >= 8,000/s" \
   -title "MCP tools/call of an echo tool over stdio ($(node --version), $(nproc) CPUs; goals: spirit >= 2,500/s sequential, >= 8,000/s with 8 in flight)" \
   "spirit=$work/spirit mcp serve" \
   "ts-sdk=env MCP_SDK_DIR=$sdk node testdata/mcp/bench/ts-echo-server.mjs" \

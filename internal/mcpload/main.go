@@ -36,6 +36,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/spiritagents/spirit/internal/benchstat"
 )
 
 type server struct {
@@ -52,6 +54,9 @@ func main() {
 	warmup := flag.Int("warmup", 500, "untimed calls before the timed phases")
 	limit := flag.Duration("timeout", time.Minute, "time limit of one server's round")
 	title := flag.String("title", "", "a line printed before the table")
+	record := flag.String("record", os.Getenv("BENCHPAIR_RECORD"), "append each phase's figures as a JSON line to this file (internal/benchstat)")
+	seqGoal := flag.String("seq-goal", "", "the sequential phase's goal, for -record")
+	parGoal := flag.String("par-goal", "", "the concurrent phase's goal, for -record")
 	flag.Parse()
 	if flag.NArg() == 0 || *rounds < 1 || *calls < 1 || *inflight < 1 || *warmup < 0 {
 		fmt.Fprintln(os.Stderr, "usage: mcpload [-rounds N] [-calls N] [-inflight N] [-warmup N] NAME=CMD...")
@@ -93,18 +98,41 @@ func main() {
 		slices.Sort(s.par)
 		slices.Sort(s.p50)
 		slices.Sort(s.cpu)
-		fmt.Printf("  %-10s %-14s %8.0f %8.0f %8.0f   p50 %d µs\n", s.name, "sequential", s.seq[0], median(s.seq), s.seq[len(s.seq)-1], medianDuration(s.p50).Microseconds())
-		fmt.Printf("  %-10s %-14s %8.0f %8.0f %8.0f   server CPU %.0f µs a call (median, both phases)\n", s.name, par, s.par[0], median(s.par), s.par[len(s.par)-1], median(s.cpu))
+		fmt.Printf("  %-10s %-14s %8.0f %8.0f %8.0f   p50 %d µs\n", s.name, "sequential", s.seq[0], benchstat.Median(s.seq), s.seq[len(s.seq)-1], benchstat.Median(s.p50).Microseconds())
+		fmt.Printf("  %-10s %-14s %8.0f %8.0f %8.0f   server CPU %.0f µs a call (median, both phases)\n", s.name, par, s.par[0], benchstat.Median(s.par), s.par[len(s.par)-1], benchstat.Median(s.cpu))
 	}
 	first := servers[0]
 	for _, o := range servers[1:] {
 		ratio := func(phase string, a, b []float64) {
 			fmt.Printf("  ratio %s/%s %-14s median %.2fx, min %.2fx, max %.2fx\n", first.name, o.name, phase+":",
-				median(a)/median(b), a[0]/b[0], a[len(a)-1]/b[len(b)-1])
+				benchstat.Median(a)/benchstat.Median(b), a[0]/b[0], a[len(a)-1]/b[len(b)-1])
 		}
 		ratio("sequential", first.seq, o.seq)
 		ratio(par, first.par, o.par)
-		fmt.Printf("  ratio %s/%s CPU a call:    %.2fx (under 1: %s uses less)\n", first.name, o.name, median(first.cpu)/median(o.cpu), first.name)
+		fmt.Printf("  ratio %s/%s CPU a call:    %.2fx (under 1: %s uses less)\n", first.name, o.name, benchstat.Median(first.cpu)/benchstat.Median(o.cpu), first.name)
+	}
+	if *record != "" {
+		phases := []struct {
+			what, unit, goal string
+			values           func(*server) []float64
+		}{
+			{"MCP tools/call over stdio, sequential", "calls/s", *seqGoal, func(s *server) []float64 { return s.seq }},
+			{"MCP tools/call over stdio, " + par, "calls/s", *parGoal, func(s *server) []float64 { return s.par }},
+			{"MCP tools/call over stdio, CPU of the server and its children a call", "µs", "", func(s *server) []float64 { return s.cpu }},
+		}
+		for _, ph := range phases {
+			r := benchstat.Record{Title: ph.what, Source: os.Getenv("BENCH_SOURCE"), Runs: *rounds, Unit: ph.unit}
+			if ph.goal != "" {
+				r.Title += " (goal " + ph.goal + ")"
+			}
+			for _, s := range servers {
+				v := ph.values(s)
+				r.Commands = append(r.Commands, benchstat.Figure{Name: s.name, Min: v[0], Median: benchstat.Median(v), Max: v[len(v)-1]})
+			}
+			if err := r.Append(*record); err != nil {
+				fail(err)
+			}
+		}
 	}
 }
 
@@ -358,22 +386,6 @@ func treeCPU(pid int) time.Duration {
 		}
 	}
 	return total
-}
-
-func median(v []float64) float64 {
-	n := len(v)
-	if n%2 == 1 {
-		return v[n/2]
-	}
-	return (v[n/2-1] + v[n/2]) / 2
-}
-
-func medianDuration(v []time.Duration) time.Duration {
-	n := len(v)
-	if n%2 == 1 {
-		return v[n/2]
-	}
-	return (v[n/2-1] + v[n/2]) / 2
 }
 
 func fail(err error) {
