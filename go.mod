@@ -68,3 +68,7 @@ require (
 )
 
 replace github.com/santhosh-tekuri/jsonschema/v6 => ./third_party/jsonschema
+
+replace github.com/microcosm-cc/bluemonday => ./third_party/bluemonday
+
+replace github.com/gorilla/css => ./third_party/gorilla-css
