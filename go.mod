@@ -72,3 +72,5 @@ replace github.com/santhosh-tekuri/jsonschema/v6 => ./third_party/jsonschema
 replace github.com/microcosm-cc/bluemonday => ./third_party/bluemonday
 
 replace github.com/gorilla/css => ./third_party/gorilla-css
+
+replace github.com/yuin/goldmark => ./third_party/goldmark
