@@ -76,3 +76,5 @@ replace github.com/gorilla/css => ./third_party/gorilla-css
 replace github.com/yuin/goldmark => ./third_party/goldmark
 
 replace github.com/Masterminds/semver/v3 => ./third_party/semver
+
+replace github.com/99designs/keyring => ./third_party/keyring
