@@ -78,3 +78,5 @@ replace github.com/yuin/goldmark => ./third_party/goldmark
 replace github.com/Masterminds/semver/v3 => ./third_party/semver
 
 replace github.com/99designs/keyring => ./third_party/keyring
+
+replace github.com/itchyny/gojq => ./third_party/gojq
