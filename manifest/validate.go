@@ -69,7 +69,7 @@ type validator struct {
 	blockFailed map[string]bool
 	// tools holds the bytes of each item of spiritExtension.contributes.tools,
 	// read when a tool schema needs them (toolsRead).
-	tools     []json.RawMessage
+	tools     [][]byte
 	toolsRead bool
 }
 
@@ -732,37 +732,21 @@ func (v *validator) toolSchema(i int, field string, obj map[string]any) json.Raw
 // toolField returns the bytes of field in item i of
 // spiritExtension.contributes.tools, or nil. Keys are matched exactly and
 // the last of repeated keys wins, as in JSON.parse.
-func (v *validator) toolField(i int, field string) json.RawMessage {
+func (v *validator) toolField(i int, field string) []byte {
 	if !v.toolsRead {
 		v.toolsRead = true
-		v.tools = rawTools(v.data)
+		x := v.data
+		for _, key := range []string{"spiritExtension", "contributes", "tools"} {
+			if x = rawMember(x, key); x == nil {
+				break
+			}
+		}
+		v.tools = rawElements(x)
 	}
 	if i >= len(v.tools) {
 		return nil
 	}
-	var tool map[string]json.RawMessage
-	if json.Unmarshal(v.tools[i], &tool) != nil {
-		return nil
-	}
-	return tool[field]
-}
-
-// rawTools returns the bytes of each item of spiritExtension.contributes.tools
-// in data, or nil where the path does not lead to an array.
-func rawTools(data []byte) []json.RawMessage {
-	x := json.RawMessage(data)
-	for _, key := range []string{"spiritExtension", "contributes", "tools"} {
-		var o map[string]json.RawMessage
-		if json.Unmarshal(x, &o) != nil || o[key] == nil {
-			return nil
-		}
-		x = o[key]
-	}
-	var tools []json.RawMessage
-	if json.Unmarshal(x, &tools) != nil {
-		return nil
-	}
-	return tools
+	return rawMember(v.tools[i], field)
 }
 
 func rawJSON(x any) json.RawMessage {
