@@ -151,3 +151,104 @@ func skipValue(data []byte, i int) (int, bool) {
 		return j, j > i
 	}
 }
+
+// decodeValid builds the values decodeJSON returns (map[string]any with
+// the last of repeated keys, []any, string, json.Number, bool, nil) from
+// bytes json.Valid accepted, in one pass: json.Decoder copies them into
+// its buffer and scans them twice. It returns false on anything it does
+// not expect, for decodeJSON's own reading to report.
+func decodeValid(data []byte) (any, bool) {
+	s := &valueScanner{data: data}
+	v, ok := s.value()
+	if i := skipSpace(data, s.i); !ok || i != len(data) {
+		return nil, false
+	}
+	return v, true
+}
+
+type valueScanner struct {
+	data []byte
+	i    int
+}
+
+func (s *valueScanner) value() (any, bool) {
+	s.i = skipSpace(s.data, s.i)
+	if s.i >= len(s.data) {
+		return nil, false
+	}
+	switch s.data[s.i] {
+	case '{':
+		s.i++
+		m := map[string]any{}
+		for {
+			s.i = skipSpace(s.data, s.i)
+			if s.i < len(s.data) && s.data[s.i] == '}' {
+				s.i++
+				return m, true
+			}
+			if s.i >= len(s.data) || s.data[s.i] != '"' {
+				return nil, false
+			}
+			key, end, ok := readKey(s.data, s.i)
+			if !ok {
+				return nil, false
+			}
+			if s.i = skipSpace(s.data, end); s.i >= len(s.data) || s.data[s.i] != ':' {
+				return nil, false
+			}
+			s.i++
+			v, ok := s.value()
+			if !ok {
+				return nil, false
+			}
+			m[key] = v
+			if s.i = skipSpace(s.data, s.i); s.i < len(s.data) && s.data[s.i] == ',' {
+				s.i++
+			}
+		}
+	case '[':
+		s.i++
+		a := []any{}
+		for {
+			s.i = skipSpace(s.data, s.i)
+			if s.i < len(s.data) && s.data[s.i] == ']' {
+				s.i++
+				return a, true
+			}
+			v, ok := s.value()
+			if !ok {
+				return nil, false
+			}
+			a = append(a, v)
+			if s.i = skipSpace(s.data, s.i); s.i < len(s.data) && s.data[s.i] == ',' {
+				s.i++
+			}
+		}
+	case '"':
+		str, end, ok := readKey(s.data, s.i)
+		s.i = end
+		return str, ok
+	case 't':
+		return true, s.literal("true")
+	case 'f':
+		return false, s.literal("false")
+	case 'n':
+		return nil, s.literal("null")
+	default:
+		end, ok := skipValue(s.data, s.i)
+		if !ok {
+			return nil, false
+		}
+		n := json.Number(s.data[s.i:end])
+		s.i = end
+		return n, true
+	}
+}
+
+func (s *valueScanner) literal(word string) bool {
+	if !bytes.HasPrefix(s.data[s.i:], []byte(word)) {
+		return false
+	}
+	s.i += len(word)
+	return true
+}
