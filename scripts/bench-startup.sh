@@ -8,6 +8,7 @@
 #               binary on this machine.
 # Prints min/median/max of each and the ratios (goal: spirit <= 4 ms).
 # The init cost by package: GODEBUG=inittrace=1 spirit --version.
+# BASE=path/to/an/older/spirit adds its --version to the comparison.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 RUNS=${RUNS:-41}
@@ -25,4 +26,5 @@ printf 'module minimal\n\ngo 1.21\n' >"$work/minimal/go.mod"
 printf 'package main\n\nimport "fmt"\n\nfunc main() { fmt.Println("minimal") }\n' >"$work/minimal/main.go"
 (cd "$work/minimal" && go build -o "$work/minimal-go" .)
 "$work/benchpair" -runs "$RUNS" -warmup 3 -dir "$work/runs" -title "startup: spirit --version (goal <= 4 ms)" \
-  "spirit=$work/spirit --version" "floor=$work/floor" "minimal-go=$work/minimal-go"
+  "spirit=$work/spirit --version" "floor=$work/floor" "minimal-go=$work/minimal-go" \
+  ${BASE:+"base-spirit=$BASE --version"}
