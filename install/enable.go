@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/spiritagents/spirit/internal/atomicfile"
+	"github.com/spiritagents/spirit/manifest"
 	"github.com/spiritagents/spirit/paths"
 )
 
@@ -241,7 +242,7 @@ func ListDisabled(p *paths.Paths) ([]Installed, error) {
 			continue
 		}
 		in := Installed{ID: id, Dir: full, Disabled: true}
-		m, warnings, verr := loadInstalled(data, full, false)
+		m, warnings, verr := loadInstalled(data, manifest.DirFS(full), false)
 		in.Warnings = warnings
 		if verr != nil {
 			in.Broken = verr

@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/Masterminds/semver/v3"
@@ -450,10 +451,14 @@ type generation struct {
 	Record *Record `json:"record,omitempty"`
 }
 
-var safeVersion = regexp.MustCompile(`^[0-9A-Za-z][0-9A-Za-z.+_-]{0,99}$`)
+// safeVersion is compiled on first use, not at every spirit start (the
+// {0,99} repetition makes a large program).
+var safeVersion = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^[0-9A-Za-z][0-9A-Za-z.+_-]{0,99}$`)
+})
 
 func generationName(version string) string {
-	if safeVersion.MatchString(version) {
+	if safeVersion().MatchString(version) {
 		return version
 	}
 	return "v-" + base64.RawURLEncoding.EncodeToString([]byte(version))

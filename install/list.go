@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -90,6 +91,8 @@ func List(p *paths.Paths) ([]Installed, error) {
 		byID[reg[i].ID] = &reg[i]
 	}
 	recs := readRecords(p.InstalledFile())
+	// The folder's path is resolved once, not once per package.
+	realDir, rerr := filepath.EvalSymlinks(dir)
 	var out []Installed
 	for _, de := range ents {
 		if !de.IsDir() || strings.HasPrefix(de.Name(), ".") {
@@ -108,7 +111,11 @@ func List(p *paths.Paths) ([]Installed, error) {
 			r := recs[e.ID]
 			trusted = r != nil && r.DirectoryName == de.Name() && r.ManifestDigest != "" && r.ManifestDigest == bytesSRI(data)
 		}
-		m, warnings, verr := loadInstalled(data, full, trusted)
+		fsys := manifest.DirFS(full)
+		if rerr == nil {
+			fsys = manifest.DirFSIn(realDir, de.Name())
+		}
+		m, warnings, verr := loadInstalled(data, fsys, trusted)
 		in.Warnings = warnings
 		if verr != nil {
 			in.Broken = verr
@@ -184,8 +191,8 @@ func ListAll(p *paths.Paths) ([]Installed, error) {
 // loadInstalled validates the package.json bytes of an installed package by
 // the apps' rules; what only spirit's install refuses comes back as
 // warnings.
-func loadInstalled(data []byte, dir string, trusted bool) (*manifest.Manifest, []string, error) {
-	rep := manifest.Validate(data, manifest.DirFS(dir), manifest.Options{Installed: true, Trusted: trusted})
+func loadInstalled(data []byte, fsys fs.FS, trusted bool) (*manifest.Manifest, []string, error) {
+	rep := manifest.Validate(data, fsys, manifest.Options{Installed: true, Trusted: trusted})
 	if err := rep.Err(); err != nil {
 		return rep.Manifest, nil, err
 	}
@@ -194,7 +201,7 @@ func loadInstalled(data []byte, dir string, trusted bool) (*manifest.Manifest, [
 	}
 	var warnings []string
 	if len(rep.Problems) > 0 {
-		for _, pr := range manifest.Validate(data, manifest.DirFS(dir), manifest.Options{}).Errors() {
+		for _, pr := range manifest.Validate(data, fsys, manifest.Options{}).Errors() {
 			warnings = append(warnings, "spirit would refuse to install this: "+pr.Message)
 		}
 	}

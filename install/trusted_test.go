@@ -2,6 +2,9 @@ package install_test
 
 import (
 	"context"
+	"crypto/sha512"
+	"encoding/base64"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -67,5 +70,67 @@ func TestTrustedSkipsSchema(t *testing.T) {
 	rep := manifest.Validate(doc, nil, manifest.Options{Trusted: true})
 	if rep.Err() != nil || rep.Manifest == nil || rep.Manifest.ID != "UPPER" {
 		t.Fatalf("trusted: %v, %+v", rep.Err(), rep.Manifest)
+	}
+}
+
+// TestListTamperedTrustedRecord: a package.json rewritten together with the
+// digest in installed.json is read without the schema pass; a tool that is
+// not an object then makes the install broken, with the schema's message,
+// where it used to panic.
+func TestListTamperedTrustedRecord(t *testing.T) {
+	in, root := newInstaller(t)
+	src := filepath.Join(root, "p.tgz")
+	if err := os.WriteFile(src, corpus.Tgz(corpus.Package("package/", corpus.ID, "1.0.0", 2)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res, err := in.Install(context.Background(), install.Request{Path: src})
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(filepath.Join(res.Dir, "package.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(data, &doc); err != nil {
+		t.Fatal(err)
+	}
+	se, _ := doc["spiritExtension"].(map[string]any)
+	if se == nil {
+		t.Fatalf("no spiritExtension in %s", data)
+	}
+	se["contributes"] = map[string]any{"tools": []any{1}}
+	se["settingsSchema"] = []any{map[string]any{"key": "k", "type": "select", "options": 7}}
+	tampered, err := json.Marshal(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(res.Dir, "package.json"), tampered, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	recs, err := os.ReadFile(in.Paths.InstalledFile())
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := sha512.Sum512(tampered)
+	digest := "sha512-" + base64.StdEncoding.EncodeToString(sum[:])
+	var old struct {
+		Extensions map[string]struct {
+			ManifestDigest string `json:"manifestDigest"`
+		} `json:"extensions"`
+	}
+	if err := json.Unmarshal(recs, &old); err != nil || old.Extensions[corpus.ID].ManifestDigest == "" {
+		t.Fatalf("no recorded digest in %s (%v)", recs, err)
+	}
+	recs = []byte(strings.Replace(string(recs), old.Extensions[corpus.ID].ManifestDigest, digest, 1))
+	if err := os.WriteFile(in.Paths.InstalledFile(), recs, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	list, err := install.List(in.Paths)
+	if err != nil || len(list) != 1 || list[0].Broken == nil {
+		t.Fatalf("list: %+v, %v (want it broken)", list, err)
+	}
+	if got := list[0].Broken.Error(); !strings.Contains(got, "must be an object") {
+		t.Errorf("broken: %s", got)
 	}
 }

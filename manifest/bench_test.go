@@ -46,3 +46,24 @@ func memCopy(b *testing.B, dir string) mapFS {
 	}
 	return out
 }
+
+// BenchmarkValidateTrusted is what list, tools and info do for each
+// installed extension whose package.json is the one recorded at install:
+// no schema pass, the files checked on disk.
+func BenchmarkValidateTrusted(b *testing.B) {
+	dir := filepath.Join("..", "testdata", "examples", "lookup-tools")
+	data, err := os.ReadFile(filepath.Join(dir, "package.json"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if r := Validate(data, DirFS(abs), Options{Installed: true, Trusted: true}); !r.Valid() {
+			b.Fatal(r.Problems)
+		}
+	}
+}

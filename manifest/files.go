@@ -58,31 +58,69 @@ func DirFS(root string) fs.FS {
 	return &dirFS{root: sync.OnceValues(func() (string, error) { return filepath.EvalSymlinks(root) })}
 }
 
+// DirFSIn is DirFS(filepath.Join(realParent, name)) for a parent folder
+// whose path is already resolved (filepath.EvalSymlinks returned it): only
+// name is resolved, so listing hundreds of packages in one folder does not
+// walk the folder's path again for each.
+func DirFSIn(realParent, name string) fs.FS {
+	return &dirFS{root: sync.OnceValues(func() (string, error) {
+		root := filepath.Join(realParent, name)
+		if fi, err := os.Lstat(root); err != nil || fi.Mode()&fs.ModeSymlink != 0 {
+			return filepath.EvalSymlinks(root)
+		}
+		return root, nil
+	})}
+}
+
 // dirFS resolves its root once: a manifest names several files, and a list
 // of installed extensions validates hundreds of manifests.
 type dirFS struct{ root func() (string, error) }
 
-// resolve returns the real path of name, inside the root.
-func (d *dirFS) resolve(op, name string) (string, error) {
+// resolve returns the real path of name, inside the root, and, when no
+// element of name is a symlink, its Lstat (which is then its Stat).
+func (d *dirFS) resolve(op, name string) (string, fs.FileInfo, error) {
 	if !fs.ValidPath(name) {
-		return "", &fs.PathError{Op: op, Path: name, Err: fs.ErrInvalid}
+		return "", nil, &fs.PathError{Op: op, Path: name, Err: fs.ErrInvalid}
 	}
 	root, err := d.root()
 	if err != nil {
-		return "", &fs.PathError{Op: op, Path: name, Err: err}
+		return "", nil, &fs.PathError{Op: op, Path: name, Err: err}
 	}
-	full, err := filepath.EvalSymlinks(filepath.Join(root, filepath.FromSlash(name)))
+	joined := filepath.Join(root, filepath.FromSlash(name))
+	// The root is a real path, so a name none of whose elements is a
+	// symlink is its own real path: one Lstat per element, where
+	// EvalSymlinks would walk every element of the root again.
+	var info fs.FileInfo
+	for i := len(root); i < len(joined); {
+		next := strings.IndexByte(joined[i+1:], filepath.Separator)
+		if next < 0 {
+			i = len(joined)
+		} else {
+			i += 1 + next
+		}
+		if info, err = os.Lstat(joined[:i]); err != nil {
+			return "", nil, &fs.PathError{Op: op, Path: name, Err: fs.ErrNotExist}
+		}
+		if info.Mode()&fs.ModeSymlink != 0 {
+			info = nil
+			break
+		}
+	}
+	if info != nil {
+		return joined, info, nil
+	}
+	full, err := filepath.EvalSymlinks(joined)
 	if err != nil {
-		return "", &fs.PathError{Op: op, Path: name, Err: fs.ErrNotExist}
+		return "", nil, &fs.PathError{Op: op, Path: name, Err: fs.ErrNotExist}
 	}
 	if rel, err := filepath.Rel(root, full); err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-		return "", &fs.PathError{Op: op, Path: name, Err: ErrEscapes}
+		return "", nil, &fs.PathError{Op: op, Path: name, Err: ErrEscapes}
 	}
-	return full, nil
+	return full, nil, nil
 }
 
 func (d *dirFS) Open(name string) (fs.File, error) {
-	full, err := d.resolve("open", name)
+	full, _, err := d.resolve("open", name)
 	if err != nil {
 		return nil, err
 	}
@@ -91,9 +129,9 @@ func (d *dirFS) Open(name string) (fs.File, error) {
 
 // Stat is Open and Stat without opening the file.
 func (d *dirFS) Stat(name string) (fs.FileInfo, error) {
-	full, err := d.resolve("stat", name)
-	if err != nil {
-		return nil, err
+	full, info, err := d.resolve("stat", name)
+	if err != nil || info != nil {
+		return info, err
 	}
 	return os.Stat(full)
 }

@@ -16,13 +16,20 @@ import (
 // scans refuse what encoding/json would let through: invalid UTF-8 (which
 // it would replace) and nesting deeper than MaxDepth (which it would
 // follow to its own limit of 10,000). Anything after the document is
-// refused too. Errors carry the byte offset they are about.
+// refused too. Errors carry the byte offset they are about. Valid bytes
+// are read by decodeValid in one pass; the decoder reads (and words the
+// errors of) the others, and FuzzDecodeJSON holds both to encoding/json.
 func decodeJSON(data []byte) (any, error) {
 	if !utf8.Valid(data) {
 		return nil, &jsonError{msg: "the file is not UTF-8 text", offset: -1}
 	}
 	if err := checkDepth(data); err != nil {
 		return nil, err
+	}
+	if json.Valid(data) {
+		if v, ok := decodeValid(data); ok {
+			return v, nil
+		}
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()

@@ -67,9 +67,10 @@ type validator struct {
 	// blockFailed says a contributes block ("desktop", "cli") had problems
 	// of its own, so its absence is not reported again.
 	blockFailed map[string]bool
-	// ordered is the document with JavaScript's property order, parsed
-	// when a tool schema needs it.
-	ordered any
+	// tools holds the bytes of each item of spiritExtension.contributes.tools,
+	// read when a tool schema needs them (toolsRead).
+	tools     [][]byte
+	toolsRead bool
 }
 
 func (v *validator) add(ptr string, sev Severity, msg string) {
@@ -176,6 +177,11 @@ func (v *validator) validate(doc any, opts Options) {
 func element(ptr, label string, i int) (string, string) {
 	n := strconv.Itoa(i)
 	return ptr + "/" + n, label + "[" + n + "]"
+}
+
+func isList(x any) bool {
+	_, ok := x.([]any)
+	return ok
 }
 
 func hostLabel(h string) string {
@@ -332,13 +338,17 @@ func (v *validator) enumString(obj map[string]any, ptr, label string) string {
 	return trim(s)
 }
 
-// record reports whether the element at ptr is an object, and says so if not.
-func (v *validator) record(ptr, label string) bool {
-	if v.fail(ptr) == failType {
+// record returns the element x at ptr as an object, and says so if it is not one.
+func (v *validator) record(ptr, label string, x any) (map[string]any, bool) {
+	obj, isObj := x.(map[string]any)
+	if v.fail(ptr) == failType || !isObj {
+		// Without the schema pass (Options.Trusted) only the type test
+		// sees a value that is not an object: the bytes were validated at
+		// install, so it takes a tampered record to get here.
 		v.errorf(ptr, "Extension field %s must be an object.", label)
-		return false
+		return nil, false
 	}
-	return true
+	return obj, true
 }
 
 func (v *validator) contributes(se map[string]any) {
@@ -350,10 +360,10 @@ func (v *validator) contributes(se map[string]any) {
 	tools, _ := c["tools"].([]any)
 	for i, t := range tools {
 		ptr, label := element("/spiritExtension/contributes/tools", "spiritExtension.contributes.tools", i)
-		if !v.record(ptr, label) {
+		obj, ok := v.record(ptr, label, t)
+		if !ok {
 			continue
 		}
-		obj := t.(map[string]any)
 		tool := Tool{Name: v.requiredString(obj, ptr+"/name", label+".name")}
 		if tool.Name != "" && v.fail(ptr+"/name") == failPattern {
 			v.errorf(ptr+"/name", "Invalid extension tool name: %s", tool.Name)
@@ -395,10 +405,10 @@ func (v *validator) desktop(d map[string]any) *Desktop {
 	css, _ := d["css"].([]any)
 	for i, c := range css {
 		ptr, label := element("/spiritExtension/contributes/desktop/css", "spiritExtension.contributes.desktop.css", i)
-		if !v.record(ptr, label) {
+		obj, ok := v.record(ptr, label, c)
+		if !ok {
 			continue
 		}
-		obj := c.(map[string]any)
 		p := v.requiredString(obj, ptr+"/path", label+".path")
 		if p == "" {
 			continue
@@ -469,10 +479,10 @@ func (v *validator) settings(se map[string]any) {
 	seen := map[string]bool{}
 	for i, it := range items {
 		ptr, label := element("/spiritExtension/settingsSchema", "spiritExtension.settingsSchema", i)
-		if !v.record(ptr, label) {
+		obj, ok := v.record(ptr, label, it)
+		if !ok {
 			continue
 		}
-		obj := it.(map[string]any)
 		s := Setting{Key: v.itemKey(obj, ptr, label, "setting key", seen)}
 		switch v.fail(ptr + "/type") {
 		case failMissing, failType:
@@ -549,16 +559,17 @@ func (v *validator) settingOptions(obj map[string]any, ptr, label string, s *Set
 			v.errorf(p, "Only select-type settings may declare options: %s", label)
 			return
 		}
-		if v.fail(p) == failType {
+		list, isList := opts.([]any)
+		if v.fail(p) == failType || !isList {
 			v.errorf(p, "Extension field %s.options must be an array.", label)
 			return
 		}
-		for k, o := range opts.([]any) {
+		for k, o := range list {
 			op, ol := element(p, label+".options", k)
-			if !v.record(op, ol) {
+			om, ok := v.record(op, ol, o)
+			if !ok {
 				continue
 			}
-			om := o.(map[string]any)
 			opt := Option{
 				Value: v.requiredString(om, op+"/value", ol+".value"),
 				Label: v.requiredString(om, op+"/label", ol+".label"),
@@ -574,7 +585,7 @@ func (v *validator) settingOptions(obj map[string]any, ptr, label string, s *Set
 	if s.Type != "select" {
 		return
 	}
-	if !present || opts == nil || len(opts.([]any)) == 0 {
+	if list, _ := opts.([]any); !present || len(list) == 0 {
 		v.errorf(p, "Extension setting %s is a select but declares no options.", s.Key)
 		return
 	}
@@ -607,10 +618,10 @@ func (v *validator) secretSlots(se map[string]any) {
 	seen := map[string]bool{}
 	for i, it := range items {
 		ptr, label := element("/spiritExtension/secretSlots", "spiritExtension.secretSlots", i)
-		if !v.record(ptr, label) {
+		obj, ok := v.record(ptr, label, it)
+		if !ok {
 			continue
 		}
-		obj := it.(map[string]any)
 		s := SecretSlot{Key: v.itemKey(obj, ptr, label, "secret slot key", seen)}
 		s.Title = v.requiredString(obj, ptr+"/title", label+".title")
 		if d, ok := obj["description"].(string); ok {
@@ -630,7 +641,7 @@ func (v *validator) supportedHosts(se map[string]any) {
 	case !present || h == nil:
 		v.errorf(ptr, "Extension field spiritExtension.supportedHosts is missing; it must be a non-empty array with cli and/or desktop entries.")
 		return
-	case v.fail(ptr) == failType:
+	case v.fail(ptr) == failType, !isList(h):
 		v.errorf(ptr, "Extension field spiritExtension.supportedHosts must be an array of strings.")
 		return
 	case v.fail(ptr) == failMinimum:
@@ -705,32 +716,37 @@ func (v *validator) explained(ptr string) bool {
 // toolSchema returns the schema field of tool i as the apps pass it on:
 // JSON.stringify(JSON.parse(package.json)...) keeps the author's key order
 // and writes numbers as JavaScript does, where a re-encoded Go map would
-// sort the keys.
+// sort the keys. Only the field's own bytes are parsed with JavaScript's
+// rules: a list of hundreds of installed extensions reads every manifest.
 func (v *validator) toolSchema(i int, field string, obj map[string]any) json.RawMessage {
-	if v.ordered == nil {
-		v.ordered, _ = jsjson.Parse(v.data)
-	}
-	x := v.ordered
-	for _, key := range []string{"spiritExtension", "contributes", "tools", "", field} {
-		switch o := x.(type) {
-		case jsjson.Object:
-			x, _ = o.Get(key)
-		case []any:
-			if key == "" && i < len(o) {
-				x = o[i]
-				continue
+	if raw := v.toolField(i, field); raw != nil {
+		if x, err := jsjson.Parse(raw); err == nil {
+			if b, err := jsjson.Marshal(x); err == nil {
+				return b
 			}
-			x = nil
-		default:
-			x = nil
-		}
-	}
-	if x != nil {
-		if b, err := jsjson.Marshal(x); err == nil {
-			return b
 		}
 	}
 	return rawJSON(obj[field])
+}
+
+// toolField returns the bytes of field in item i of
+// spiritExtension.contributes.tools, or nil. Keys are matched exactly and
+// the last of repeated keys wins, as in JSON.parse.
+func (v *validator) toolField(i int, field string) []byte {
+	if !v.toolsRead {
+		v.toolsRead = true
+		x := v.data
+		for _, key := range []string{"spiritExtension", "contributes", "tools"} {
+			if x = rawMember(x, key); x == nil {
+				break
+			}
+		}
+		v.tools = rawElements(x)
+	}
+	if i >= len(v.tools) {
+		return nil
+	}
+	return rawMember(v.tools[i], field)
 }
 
 func rawJSON(x any) json.RawMessage {

@@ -408,6 +408,7 @@ field as key/value blocks; --json prints everything as JSON.`,
 
 func runList(ctx context.Context, opts *ListOptions) error {
 	f := opts.f
+	readCommandGC(f.Getenv)
 	p, err := f.Paths()
 	if err != nil {
 		return err
@@ -581,6 +582,7 @@ func newCmdInfo(f *Factory, runF func(*InfoOptions) error) *cobra.Command {
 
 func runInfo(opts *InfoOptions) error {
 	f := opts.f
+	readCommandGC(f.Getenv)
 	p, err := f.Paths()
 	if err != nil {
 		return err

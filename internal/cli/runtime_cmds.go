@@ -145,6 +145,7 @@ type ToolsReport struct {
 
 func runTools(ctx context.Context, opts *ToolsOptions) error {
 	f := opts.f
+	readCommandGC(f.Getenv)
 	h, err := newHost(f, 0, opts.Dev)
 	if err != nil {
 		return err

@@ -57,7 +57,6 @@ func English() *Collator {
 // Chinese returns a collator for localeCompare(a, b, "zh-CN").
 func Chinese() *Collator {
 	c := &Collator{c: xcollate.New(language.SimplifiedChinese)}
-	hanOnce.Do(loadHanRanks)
 	if p := c.primaries(nil, "a", false); len(p) > 0 {
 		c.firstLetter = p[0]
 	}
@@ -110,11 +109,20 @@ func (c *Collator) reordered(s string) []uint64 {
 // group: one of the table, or a Han character outside the BMP.
 func isHan(s string) bool {
 	r, _ := utf8.DecodeRuneInString(s)
+	if r < firstHanRank {
+		return false
+	}
+	hanOnce.Do(loadHanRanks)
 	if _, ok := hanRanks[r]; ok {
 		return true
 	}
 	return r > 0xFFFF && unicode.Is(unicode.Han, r)
 }
+
+// firstHanRank is the lowest character of han-order.txt (U+2E80, the first
+// CJK radical): below it isHan needs no table, so sorting names without Han
+// characters never loads it (27,938 map entries, ~2 ms).
+const firstHanRank = 0x2E80
 
 //go:embed han-order.txt
 var hanOrder string

@@ -136,3 +136,17 @@ func FuzzCompare(f *testing.F) {
 		}
 	})
 }
+
+// TestFirstHanRank: isHan answers without the table below firstHanRank,
+// which is right only while no character of han-order.txt is lower.
+func TestFirstHanRank(t *testing.T) {
+	hanOnce.Do(loadHanRanks)
+	for r := range hanRanks {
+		if r < firstHanRank {
+			t.Fatalf("han-order.txt has %U, below firstHanRank %U", r, firstHanRank)
+		}
+	}
+	if _, ok := hanRanks[firstHanRank]; !ok {
+		t.Errorf("firstHanRank %U is not in han-order.txt", firstHanRank)
+	}
+}

@@ -121,6 +121,17 @@ func (e *SyntaxError) Unwrap() error { return e.Err }
 // Parse reads one JSON value as JSON.parse does. Values are Object, []any,
 // string, float64, bool and nil.
 func Parse(data []byte) (any, error) {
+	if json.Valid(data) {
+		if v, ok := parseValid(data); ok {
+			return v, nil
+		}
+	}
+	return parseTokens(data)
+}
+
+// parseTokens is Parse through json.Decoder.Token, which also says what is
+// wrong with bytes that are not JSON.
+func parseTokens(data []byte) (any, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
 	v, err := parseValue(dec, 0)

@@ -17,6 +17,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/spiritagents/spirit/catalog"
 	"github.com/spiritagents/spirit/internal/confine"
@@ -96,7 +97,12 @@ func (e *RefusedError) Unwrap() []error {
 // ErrUnknownID: an id of Options.IDs is not in the source catalog.
 var ErrUnknownID = errors.New("extension is not in the source catalog")
 
-var safeSegment = regexp.MustCompile(`^[A-Za-z0-9@_][A-Za-z0-9._@+-]{0,199}$`)
+// safeSegment is a name that can be a path segment on every system. It is
+// compiled on first use: the {0,199} repetition makes a large program, which
+// every spirit process would otherwise build at start.
+var safeSegment = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^[A-Za-z0-9@_][A-Za-z0-9._@+-]{0,199}$`)
+})
 
 // mirrored is one extension as the mirror will hold it.
 type mirrored struct {
@@ -131,7 +137,7 @@ func Mirror(ctx context.Context, opts Options) (*Result, error) {
 		if len(opts.IDs) > 0 && !slices.Contains(opts.IDs, it.ExtensionID) && !slices.Contains(opts.IDs, it.PackageName) {
 			continue
 		}
-		if !safeSegment.MatchString(it.ExtensionID) {
+		if !safeSegment().MatchString(it.ExtensionID) {
 			res.Warnings = append(res.Warnings, catalog.Warning{Pointer: fmt.Sprintf("catalog.items[%d]", i),
 				Message: fmt.Sprintf("left out: extension id %q cannot be a folder name", it.ExtensionID)})
 			continue
@@ -188,7 +194,7 @@ func baseURL(s string) (string, error) {
 // tarballPath is where a version's tarball lives in the mirror.
 func tarballPath(id string, v *catalog.Version) (string, error) {
 	name := catalog.SourceFileName(v.TarballURL, id, v.Version)
-	if !safeSegment.MatchString(name) {
+	if !safeSegment().MatchString(name) {
 		return "", fmt.Errorf("tarball file name %q of %s@%s is not a safe file name", name, id, v.Version)
 	}
 	return "tarballs/" + id + "/" + name, nil
@@ -382,7 +388,7 @@ func keepRemoved(out string, exts []*mirrored) []*mirrored {
 		byID[m.item.ExtensionID] = m
 	}
 	for _, it := range old.Items {
-		if !safeSegment.MatchString(it.ExtensionID) {
+		if !safeSegment().MatchString(it.ExtensionID) {
 			continue
 		}
 		b, err := confine.ReadFile(out, filepath.FromSlash("extensions/"+it.ExtensionID+"/detail.json"))

@@ -16,6 +16,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/spiritagents/spirit/catalog"
@@ -25,9 +26,13 @@ import (
 //go:embed templates/*.html assets/*
 var files embed.FS
 
-var templates = template.Must(template.New("").Funcs(template.FuncMap{
-	"join": strings.Join,
-}).ParseFS(files, "templates/*.html"))
+// templates are parsed on first use, so that commands other than site build
+// do not pay for them at start.
+var templates = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("").Funcs(template.FuncMap{
+		"join": strings.Join,
+	}).ParseFS(files, "templates/*.html"))
+})
 
 // Options configure Build.
 type Options struct {
@@ -117,8 +122,12 @@ type filters struct {
 	Channels, Hosts, Reviews, Keywords []string
 }
 
-// safeID is an extension id that can be a file name on every system.
-var safeID = regexp.MustCompile(`^[A-Za-z0-9@_][A-Za-z0-9._@+-]{0,199}$`)
+// safeID is an extension id that can be a file name on every system. It is
+// compiled on first use, not at every spirit start (the {0,199} repetition
+// makes a large program).
+var safeID = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^[A-Za-z0-9@_][A-Za-z0-9._@+-]{0,199}$`)
+})
 
 // ErrOut: the output folder cannot be used.
 var ErrOut = errors.New("site output folder is unusable")
@@ -153,7 +162,7 @@ func Render(ctx context.Context, opts Options) (*Result, error) {
 		if !it.Listed() {
 			continue
 		}
-		if !safeID.MatchString(it.ExtensionID) || seen[strings.ToLower(it.ExtensionID)] {
+		if !safeID().MatchString(it.ExtensionID) || seen[strings.ToLower(it.ExtensionID)] {
 			res.Warnings = append(res.Warnings, catalog.Warning{Pointer: fmt.Sprintf("catalog.items[%d]", i),
 				Message: fmt.Sprintf("left out: extension id %q cannot be a page name (or differs from another only by case)", it.ExtensionID)})
 			continue
@@ -350,7 +359,7 @@ func appendNew(s []string, v string) []string {
 
 func (res *Result) exec(name, tmpl string, p page) error {
 	var buf bytes.Buffer
-	if err := templates.ExecuteTemplate(&buf, tmpl, p); err != nil {
+	if err := templates().ExecuteTemplate(&buf, tmpl, p); err != nil {
 		return fmt.Errorf("site page %s: %w", name, err)
 	}
 	res.files[name] = buf.Bytes()
