@@ -26,7 +26,7 @@ type Stream struct {
 	u      *url.URL
 	auth   func(*url.URL) string
 	d      Download
-	total  int64 // announced size, -1 when unknown
+	total  int64      // announced size, -1 when unknown
 	mu     sync.Mutex // guards resp against Close from another goroutine
 	resp   *Response
 	tee    io.Writer
