@@ -30,10 +30,11 @@ type TarballStream struct {
 	progress progress
 	dst      string
 
-	mu  sync.Mutex // Close may come from another goroutine than Read
-	tmp *os.File   // the copy for the cache; nil without a cache, or once it failed
-	sri string
-	err error // sticky: io.EOF once verified
+	mu   sync.Mutex // Close may come from another goroutine than Read
+	tmp  *os.File   // the copy for the cache; nil without a cache, or once it failed
+	kept string     // the copy, once verified and in the cache
+	sri  string
+	err  error // sticky: io.EOF once verified
 }
 
 // Integrity is the sha512 SRI of the bytes, once Read returned io.EOF.
@@ -41,6 +42,14 @@ func (t *TarballStream) Integrity() string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return t.sri
+}
+
+// Path is the verified copy in the cache, once Read returned io.EOF; ""
+// when none was kept.
+func (t *TarballStream) Path() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.kept
 }
 
 // Size is the size the registry announced, -1 when unknown.
@@ -52,7 +61,8 @@ func (t *TarballStream) Label() string { return t.label }
 // FetchTarballStream is FetchTarballLazy for a caller that can read the
 // tarball as it downloads: a cached tarball comes back as a Path, like
 // FetchTarballLazy returns it; any other one as a Stream (Path empty),
-// which is verified at its end and then stored in the cache.
+// which is verified at its end and then stored in the cache. A Client
+// without a cache downloads into a temp file, as FetchTarballLazy does.
 func (c *Client) FetchTarballStream(ctx context.Context, r *Resolved) (*Tarball, error) {
 	if r == nil {
 		return nil, errors.New("npm: FetchTarballStream of nil")
@@ -61,10 +71,13 @@ func (c *Client) FetchTarballStream(ctx context.Context, r *Resolved) (*Tarball,
 	if err != nil {
 		return nil, err
 	}
-	if key != nil {
-		if fi, err := os.Stat(c.cachePath(*key)); err == nil && fi.Mode().IsRegular() {
-			return c.fetchTarball(ctx, r, true)
-		}
+	if key == nil {
+		// Without a cache no copy is kept, and a caller may need the
+		// bytes twice: a temp file is.
+		return c.fetchTarball(ctx, r, true)
+	}
+	if fi, err := os.Stat(c.cachePath(*key)); err == nil && fi.Mode().IsRegular() {
+		return c.fetchTarball(ctx, r, true)
 	}
 	label := r.Name + "@" + r.Version
 	if c.cfg.Offline {
@@ -86,13 +99,11 @@ func (c *Client) FetchTarballStream(ctx context.Context, r *Resolved) (*Tarball,
 		}
 		return nil, fmt.Errorf("tarball of %s: %w", label, err)
 	}
-	if key != nil {
-		t.dst = c.cachePath(*key)
-		dir := filepath.Dir(t.dst)
-		if os.MkdirAll(dir, 0o755) == nil {
-			c.fetch.SweepStale(dir, ".download-*.tgz")
-			t.tmp, _ = os.CreateTemp(dir, ".download-*.tgz") // no copy when it fails: only the cache misses it
-		}
+	t.dst = c.cachePath(*key)
+	dir := filepath.Dir(t.dst)
+	if os.MkdirAll(dir, 0o755) == nil {
+		c.fetch.SweepStale(dir, ".download-*.tgz")
+		t.tmp, _ = os.CreateTemp(dir, ".download-*.tgz") // no copy when it fails: only the cache misses it
 	}
 	return &Tarball{Stream: t}, nil
 }
@@ -166,6 +177,8 @@ func (t *TarballStream) finish() error {
 		tmp := t.tmp.Name()
 		if t.tmp.Close() != nil || os.Rename(tmp, t.dst) != nil {
 			os.Remove(tmp)
+		} else {
+			t.kept = t.dst
 		}
 		t.tmp = nil
 	}
