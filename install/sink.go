@@ -159,8 +159,3 @@ func (s *rootSink) file(name string, exec bool, r io.Reader) error {
 	}
 	return s.create(parent, base, fileMode(exec), r)
 }
-
-// onlyWriter hides ReadFrom so io.CopyBuffer uses our buffer.
-type onlyWriter struct{ w io.Writer }
-
-func (o onlyWriter) Write(p []byte) (int, error) { return o.w.Write(p) }

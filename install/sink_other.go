@@ -25,3 +25,8 @@ func (s *rootSink) create(parent, base string, mode fs.FileMode, r io.Reader) er
 	}
 	return err
 }
+
+// onlyWriter hides ReadFrom so io.CopyBuffer uses our buffer.
+type onlyWriter struct{ w io.Writer }
+
+func (o onlyWriter) Write(p []byte) (int, error) { return o.w.Write(p) }
