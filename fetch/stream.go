@@ -19,20 +19,21 @@ import (
 // time; Close ends it and may be called from any goroutine, more than
 // once, to unblock a Read.
 type Stream struct {
-	c      *Client
-	ctx    context.Context // the overall deadline
-	parent context.Context // the caller's
-	cancel context.CancelFunc
-	u      *url.URL
-	auth   func(*url.URL) string
-	d      Download
-	total  int64      // announced size, -1 when unknown
-	mu     sync.Mutex // guards resp against Close from another goroutine
-	resp   *Response
-	tee    io.Writer
-	n      int64 // bytes delivered
-	tries  int
-	err    error // sticky
+	c       *Client
+	ctx     context.Context // the overall deadline
+	parent  context.Context // the caller's
+	cancel  context.CancelFunc
+	u       *url.URL
+	auth    func(*url.URL) string
+	d       Download
+	total   int64      // announced size, -1 when unknown
+	mu      sync.Mutex // guards resp against Close from another goroutine
+	resp    *Response
+	tee     io.Writer
+	n       int64 // bytes delivered
+	pending error // a body error that came with bytes, for the next Read
+	tries   int
+	err     error // sticky
 }
 
 // OpenStream starts d.URL (Dir and Pattern are not used). It returns once
@@ -92,7 +93,13 @@ func (s *Stream) Read(p []byte) (int, error) {
 		return 0, nil
 	}
 	for {
-		n, err := s.resp.Body.Read(p)
+		var n int
+		err := s.pending
+		if err != nil {
+			s.pending = nil
+		} else {
+			n, err = s.resp.Body.Read(p)
+		}
 		s.n += int64(n)
 		if s.n > s.d.Limit {
 			s.err = fmt.Errorf("%w: %s is larger than the limit of %d bytes", ErrTooLarge, s.resp.URL, s.d.Limit)
@@ -108,7 +115,8 @@ func (s *Stream) Read(p []byte) (int, error) {
 			return n, err
 		}
 		if n > 0 {
-			// Deliver what came; the error comes back at the next Read.
+			// Deliver what came; the error is handled at the next Read.
+			s.pending = err
 			return n, nil
 		}
 		if err = s.retry(err); err != nil {
