@@ -41,3 +41,9 @@ func sweepStale(dir, pattern string, now time.Time) {
 		}
 	}
 }
+
+// SweepStale removes, once per Client and folder, the files of pattern in
+// dir that a killed process left more than StaleAfter ago, as DownloadFile
+// does before it downloads; for a caller that writes its own partial files
+// there (a copy teed from a Stream).
+func (c *Client) SweepStale(dir, pattern string) { c.sweepOnce(dir, pattern) }

@@ -223,6 +223,7 @@ type extraction struct {
 	total    int64
 	manifest []byte // package.json bytes, kept while writing
 	digest   io.Writer
+	abort    func() // stops the source, when it is a download
 }
 
 func (x *extraction) count(raw string) error {
@@ -306,6 +307,18 @@ func extract(ctx context.Context, src string, format Format, s sink, p Progress,
 		err = fmt.Errorf("%w: %s", ErrUnknownFormat, src)
 	}
 	if err != nil {
+		return nil, err
+	}
+	return x.manifest, nil
+}
+
+// extractStream reads a .tgz from r as it arrives (a download of size
+// bytes, -1 when unknown, named name) into s, as extract does, and reads r
+// to its end (a download verifies its bytes there). abort stops r when
+// the extraction fails.
+func extractStream(ctx context.Context, r io.Reader, size int64, name string, s sink, p Progress, abort func()) ([]byte, error) {
+	x := &extraction{ctx: ctx, progress: p, digest: io.Discard, abort: abort}
+	if err := x.tgzFrom(r, size, name, s); err != nil {
 		return nil, err
 	}
 	return x.manifest, nil
@@ -448,7 +461,15 @@ func (x *extraction) tgz(src string, s sink) error {
 	if err != nil {
 		return err
 	}
-	var raw io.Reader = f
+	return x.tgzFrom(f, fi.Size(), src, s)
+}
+
+// tgzFrom reads a .tgz of size bytes (for progress; -1 when unknown)
+// named src from f. When it fails, x.abort (if set) is called before it
+// waits for the decompressing goroutine, so that a read of a network
+// body that goroutine may be blocked in ends.
+func (x *extraction) tgzFrom(f io.Reader, size int64, src string, s sink) (err error) {
+	var raw = f
 	if x.digest != nil {
 		raw = io.TeeReader(f, x.digest)
 	}
@@ -458,7 +479,12 @@ func (x *extraction) tgz(src string, s sink) error {
 	if err != nil {
 		return fmt.Errorf("%w: not a gzip file: %v", ErrCorrupt, err)
 	}
-	defer zr.close()
+	defer func() {
+		if err != nil && x.abort != nil {
+			x.abort()
+		}
+		zr.close()
+	}()
 	current := ""
 	tr := tar.NewReader(ratioNamer{r: zr, name: &current})
 	sawRoot := false
@@ -522,7 +548,7 @@ func (x *extraction) tgz(src string, s sink) error {
 		if err := x.copyFile(s, hdr.Name, rel, hdr.Mode&0o111 != 0, hdr.Size, tr); err != nil {
 			return err
 		}
-		progressExtracting(x.progress, cr.n.Load(), fi.Size())
+		progressExtracting(x.progress, cr.n.Load(), size)
 	}
 	switch {
 	case !sawRoot:

@@ -16,6 +16,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/Masterminds/semver/v3"
@@ -119,6 +120,51 @@ type Request struct {
 	// before the install: it is removed when it is unreadable or its bytes
 	// do not match Integrity, so that the next install downloads it again.
 	EvictOnMismatch string
+	// Body, when set, is the .tgz itself, still downloading (Path is then
+	// unused): it is unpacked as its bytes arrive, into the staging
+	// directory, and nothing is installed unless Body reads to its end,
+	// where it verifies its own digest.
+	Body Body
+}
+
+// Body is a .tgz read as it downloads, which checks its own bytes:
+// *npm.TarballStream is one. Read returns io.EOF only at the end of bytes
+// that match the digest they were expected to have; any mismatch or
+// failure is an error instead. Close may be called from another goroutine
+// to stop a Read.
+type Body interface {
+	io.ReadCloser
+	// Integrity is the sha512 SRI of the bytes, once Read returned io.EOF.
+	Integrity() string
+	// Path is the verified copy of the bytes kept once Read returned
+	// io.EOF ("" when none was kept), so that a second Install of the same
+	// Request (after a confirmation) need not download again.
+	Path() string
+	// Size is the announced size, -1 when unknown.
+	Size() int64
+	// Label names the download in messages.
+	Label() string
+}
+
+// bodyReader remembers why a Body failed, unless it was stopped: that
+// error, not what the decompressor made of it, explains a failed install.
+type bodyReader struct {
+	b       Body
+	err     error
+	stopped atomic.Bool
+}
+
+func (r *bodyReader) Read(p []byte) (int, error) {
+	n, err := r.b.Read(p)
+	if err != nil && err != io.EOF && r.err == nil && !r.stopped.Load() {
+		r.err = err
+	}
+	return n, err
+}
+
+func (r *bodyReader) stop() {
+	r.stopped.Store(true)
+	r.b.Close()
 }
 
 // Result is a finished install.
@@ -233,10 +279,21 @@ func (in *Installer) Install(ctx context.Context, req Request) (*Result, error) 
 			os.Remove(req.EvictOnMismatch)
 		}
 	}
-	format, err := DetectFormat(req.Path)
-	if err != nil {
-		evict()
-		return nil, err
+	if req.Body != nil && req.Body.Integrity() != "" {
+		// Read to its end by an earlier Install of this request (one that
+		// asked for a confirmation): its verified copy is installed.
+		if req.Body.Path() == "" {
+			return nil, fmt.Errorf("%s was read already and no copy of it was kept", req.Body.Label())
+		}
+		req.Path, req.Integrity, req.Body = req.Body.Path(), req.Body.Integrity(), nil
+	}
+	format := FormatTgz
+	if req.Body == nil {
+		var err error
+		if format, err = DetectFormat(req.Path); err != nil {
+			evict()
+			return nil, err
+		}
 	}
 	unlock, err := in.lock(ctx)
 	if err != nil {
@@ -282,25 +339,45 @@ func (in *Installer) Install(ctx context.Context, req Request) (*Result, error) 
 	if err != nil {
 		return nil, err
 	}
-	var tee io.Writer
-	if format == FormatTgz {
-		tee = digest
-	}
-	data, err := extract(ctx, src, format, rs, in.Progress, tee)
-	rs.close()
-	if err != nil {
-		if format == FormatTgz && ctx.Err() == nil {
-			evict()
-		}
-		return nil, err
-	}
+	var data []byte
 	integrity := ""
-	if digest != nil {
-		if err := checkIntegrity(req, digest); err != nil {
-			evict()
+	if req.Body != nil {
+		// The download checks its own digest at its end, with the
+		// algorithm its source names, and the bytes unpacked are the bytes
+		// it checked: hashed once, as they arrive.
+		body := &bodyReader{b: req.Body}
+		data, err = extractStream(ctx, body, req.Body.Size(), req.Body.Label(), rs, in.Progress, body.stop)
+		rs.close()
+		if err != nil {
+			if body.err != nil {
+				err = body.err
+			}
 			return nil, err
 		}
-		integrity = sriOf(digest)
+		if integrity = req.Body.Integrity(); integrity == "" {
+			return nil, fmt.Errorf("%w: %s: the download ended without a digest", ErrIntegrity, req.Body.Label())
+		}
+		req.Path = req.Body.Label()
+	} else {
+		var tee io.Writer
+		if format == FormatTgz {
+			tee = digest
+		}
+		data, err = extract(ctx, src, format, rs, in.Progress, tee)
+		rs.close()
+		if err != nil {
+			if format == FormatTgz && ctx.Err() == nil {
+				evict()
+			}
+			return nil, err
+		}
+		if digest != nil {
+			if err := checkIntegrity(req, digest); err != nil {
+				evict()
+				return nil, err
+			}
+			integrity = sriOf(digest)
+		}
 	}
 	m, err := loadManifest(data, staged, string(p.Host))
 	if err != nil {

@@ -84,6 +84,9 @@ type Artifact struct {
 	// evict is a cache file that was not verified before the install; the
 	// install removes it when its bytes do not match Integrity.
 	evict string
+	// body is the tarball still downloading, when the install unpacks it
+	// as it arrives (Path is then empty).
+	body Body
 }
 
 // OnClose registers fn to run at Close (an injected resolver uses it to
@@ -116,7 +119,7 @@ func (a *Artifact) Request(replace, allowDowngrade bool) Request {
 		Channel: a.Channel, ReviewStatus: a.ReviewStatus,
 		ExpectName: a.ExpectName, ExpectVersion: a.ExpectVersion,
 		SourceKind: a.Kind, NPMRegistry: a.NPMRegistry,
-		EvictOnMismatch: a.evict,
+		EvictOnMismatch: a.evict, Body: a.body,
 	}
 }
 
@@ -130,6 +133,13 @@ type NPMClient interface {
 // without reading it (*npm.Client is one), for the install to hash.
 type lazyNPMClient interface {
 	FetchTarballLazy(ctx context.Context, r *npm.Resolved) (*npm.Tarball, error)
+}
+
+// streamNPMClient is an NPMClient that can hand over a tarball still to
+// be downloaded (*npm.Client is one), for the install to unpack as it
+// arrives.
+type streamNPMClient interface {
+	FetchTarballStream(ctx context.Context, r *npm.Resolved) (*npm.Tarball, error)
 }
 
 // MarketplaceRef is what a marketplace source names.
@@ -295,7 +305,9 @@ func (r *Resolver) resolveNPM(ctx context.Context, a *Artifact) (*Artifact, erro
 		return nil, err
 	}
 	var tb *npm.Tarball
-	if lc, ok := client.(lazyNPMClient); ok {
+	if sc, ok := client.(streamNPMClient); ok {
+		tb, err = sc.FetchTarballStream(ctx, res)
+	} else if lc, ok := client.(lazyNPMClient); ok {
 		tb, err = lc.FetchTarballLazy(ctx, res)
 	} else {
 		tb, err = client.FetchTarball(ctx, res)
@@ -308,6 +320,10 @@ func (r *Resolver) resolveNPM(ctx context.Context, a *Artifact) (*Artifact, erro
 	}
 	if tb.Temporary {
 		a.OnClose(func() { os.Remove(tb.Path) })
+	}
+	if tb.Stream != nil {
+		a.body = tb.Stream
+		a.OnClose(func() { tb.Stream.Close() })
 	}
 	a.Kind, a.Path = KindNPM, tb.Path
 	a.ExpectName, a.ExpectVersion = res.Name, res.Version

@@ -82,14 +82,16 @@ func fileMode(exec bool) fs.FileMode {
 }
 
 // rootSink writes into a directory through an os.Root, so no name can
-// leave it, whatever the checks before missed. Each file is created with
-// one open: the directory it goes in is held open as an os.Root of its own
-// (a few at a time), so the name opened is a single component; and the
-// mode is set by fchmod only when the umask would change it.
+// leave it, whatever the checks before missed. On Linux each file is
+// created with three system calls (openat, write, close): the directory it
+// goes in is held open (a few at a time, each opened through the root), the
+// name opened in it is a single component created with O_EXCL|O_NOFOLLOW,
+// and the mode is set by fchmod only when the umask would change it. On
+// other systems files are opened through the root by their whole name.
 type rootSink struct {
 	root *os.Root
 	dirs map[string]bool
-	held map[string]*os.Root // open directories, at most maxHeldDirs
+	held map[string]*os.File // open directories, at most maxHeldDirs
 	buf  []byte
 	mask fs.FileMode // the process umask, or 0o777 when it is not known
 }
@@ -103,7 +105,7 @@ func newRootSink(dir string) (*rootSink, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &rootSink{root: r, dirs: map[string]bool{".": true}, held: map[string]*os.Root{},
+	return &rootSink{root: r, dirs: map[string]bool{".": true}, held: map[string]*os.File{},
 		buf: make([]byte, 256<<10), mask: processUmask()}, nil
 }
 
@@ -113,8 +115,8 @@ func (s *rootSink) close() error {
 }
 
 func (s *rootSink) dropHeld() {
-	for k, r := range s.held {
-		r.Close()
+	for k, f := range s.held {
+		f.Close()
 		delete(s.held, k)
 	}
 }
@@ -130,51 +132,30 @@ func (s *rootSink) mkdir(name string) error {
 	return nil
 }
 
-// dir returns the held directory name (relative to the root).
-func (s *rootSink) dir(name string) (*os.Root, error) {
-	if name == "." {
-		return s.root, nil
-	}
-	if r, ok := s.held[name]; ok {
-		return r, nil
+// dir returns the directory name (relative to the root), held open.
+func (s *rootSink) dir(name string) (*os.File, error) {
+	if f, ok := s.held[name]; ok {
+		return f, nil
 	}
 	if len(s.held) >= maxHeldDirs {
 		s.dropHeld()
 	}
-	r, err := s.root.OpenRoot(name)
+	f, err := s.root.Open(name)
 	if err != nil {
 		return nil, err
 	}
-	s.held[name] = r
-	return r, nil
+	s.held[name] = f
+	return f, nil
 }
 
 func (s *rootSink) file(name string, exec bool, r io.Reader) error {
 	parent, base := path.Split(name)
 	parent = path.Clean(parent)
+	if base == "" || base == "." || base == ".." {
+		return entryErr(name, ErrBadName)
+	}
 	if err := s.mkdir(parent); err != nil {
 		return err
 	}
-	d, err := s.dir(parent)
-	if err != nil {
-		return err
-	}
-	mode := fileMode(exec)
-	f, err := d.OpenFile(base, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
-	if err != nil {
-		return err
-	}
-	_, err = io.CopyBuffer(onlyWriter{f}, r, s.buf)
-	if err == nil && mode&s.mask != 0 {
-		err = f.Chmod(mode) // the umask must not change the fixed mode
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	return err
+	return s.create(parent, base, fileMode(exec), r)
 }
-
-// onlyWriter hides ReadFrom so io.CopyBuffer uses our buffer.
-type onlyWriter struct{ w io.Writer }
-
-func (o onlyWriter) Write(p []byte) (int, error) { return o.w.Write(p) }

@@ -29,6 +29,9 @@ type Tarball struct {
 	// the caller must check Integrity, a sha512 SRI, against the bytes it
 	// uses, and should remove Path when they do not match.
 	Unverified bool
+	// Stream, when set (FetchTarballStream), is the tarball still to be
+	// downloaded, and every other field is empty; the caller closes it.
+	Stream *TarballStream
 }
 
 // cachePath returns where a tarball verified by h lives in the cache.
@@ -56,20 +59,11 @@ func (c *Client) fetchTarball(ctx context.Context, r *Resolved, lazy bool) (*Tar
 	if r == nil {
 		return nil, errors.New("npm: FetchTarball of nil")
 	}
-	e, err := expect(r, c.cfg.AllowSHA1)
+	e, key, err := c.cacheKey(r)
 	if err != nil {
 		return nil, err
 	}
 	label := r.Name + "@" + r.Version
-	var key *Hash
-	if c.cfg.CacheDir != "" {
-		switch {
-		case len(e.sri) > 0:
-			key = &e.sri[0]
-		case e.shasum != nil:
-			key = &Hash{Algorithm: "sha1", Digest: e.shasum}
-		}
-	}
 	if key != nil {
 		if lazy && key.Algorithm == "sha512" {
 			if fi, err := os.Stat(c.cachePath(*key)); err == nil && fi.Mode().IsRegular() {
