@@ -281,7 +281,7 @@ async function activate({ info, mainPath, activationEvent }) {
   // `export default { activate, tools }` whose activate returns nothing
   // has no instance (its tools are not read from the default export).
   instance = readInstance(returned) ?? readInstance(mod);
-  return {
+  const caps = {
     instance: instance !== undefined,
     tools: instance?.tools ? Object.keys(instance.tools) : [],
     invokeTool: typeof instance?.invokeTool === 'function',
@@ -290,6 +290,10 @@ async function activate({ info, mainPath, activationEvent }) {
     onEvent: typeof instance?.onEvent === 'function',
     dispose: typeof instance?.dispose === 'function',
   };
+  // A static prompt cannot change after activation (readInstance copied the
+  // string): it comes with the answer, saving the host a systemPrompt call.
+  if (caps.systemPrompt && !caps.getSystemPrompt) caps.staticPrompt = instance.systemPrompt.trim();
+  return caps;
 }
 
 // render turns a handler's value into the tool result text as the reference
