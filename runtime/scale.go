@@ -26,11 +26,14 @@ const IdleImmediate time.Duration = -1
 const DefaultIdleTimeout = 5 * time.Minute
 
 // startSlots is how many extension processes may be starting at once:
-// two per core. A start is about half waiting (the sandbox setting up its
-// namespaces, the pipes' round trips), so one per core left the CPU idle:
-// 100 cold prompts took 20.8 s with one per core, 13.8 s with two, 8.4 s
-// with four, on 2 loaded cores; more only adds resident memory.
-func startSlots() int { return 2 * max(goruntime.NumCPU(), 1) }
+// four per core. A start is not all CPU: Node's main thread is off the CPU
+// for ~45 % of its start even on an idle core (perf sched: 109 ms waiting,
+// 136 ms running, 0.3 ms queued), so fewer starts than that leave the CPU
+// idle. 100 cold prompts on 2 loaded cores, medians of 3 alternating
+// rounds: 23.4 s with one start per core, 16.0 s with two, 12.7 s with
+// three, 12.4 s with four; another run, 14.3 s with two, 11.6 s with four.
+// Each start holds a Node process of ~45 MB.
+func startSlots() int { return 4 * max(goruntime.NumCPU(), 1) }
 
 // acquireStart waits for a start slot while ctx lasts.
 func (h *Host) acquireStart(ctx context.Context) error {
