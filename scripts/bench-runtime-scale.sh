@@ -5,7 +5,7 @@
 #                   extension is started once), in alternating rounds
 #                   (internal/benchpair; COLD_RUNS, default 3) with its floor:
 #     floor-node    N bare `node -e 0`, as many at once as spirit starts
-#                   extensions (2 per core), with the environment an extension gets
+#                   extensions (4 per core), with the environment an extension gets
 #     floor-sandbox the same N starts inside bubblewrap with the exact arguments
 #                   spirit gives it (bwrap's arguments and Node's permission flags,
 #                   captured from a real run), running `node -e 0` instead of the
@@ -17,8 +17,8 @@
 #   prompt warm     the same with the cache of the cold run (RUNS runs, default 7)
 #   mcp initialize  bin/spirit mcp serve started, initialize sent, until the answer
 #                   (warm: the prompt cache is there); peak RSS
-# Peak RSS is the largest sum of RSS over spirit's session (spirit and every Node
-# process it started), sampled every 20 ms with ps.
+# Peak RSS is the largest sum of RSS over spirit's process tree (spirit, bwrap and
+# every Node process it started), sampled every 20 ms with ps.
 # Goals at 300: prompt cold <= 3 s, warm <= 150 ms; initialize <= 1 s; RSS <= 600 MB.
 # benchpair's cpu column counts only processes reaped by their parent's waits:
 # Node processes inside bubblewrap's PID namespace are reaped there and are
@@ -36,7 +36,7 @@ trap 'rm -rf "$work"' EXIT
 spirit=$work/spirit
 (cd "$repo" && go build -o "$spirit" ./cmd/spirit && go build -o "$work/benchpair" ./internal/benchpair)
 # slots is how many extensions spirit starts at once (runtime/scale.go startSlots).
-slots=$((2 * $(nproc)))
+slots=$((4 * $(nproc)))
 
 ns() { date +%s%N; }
 stats() { sort -n | awk '{a[NR]=$1} END {printf "min %.0f / median %.0f / max %.0f", a[1], (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2), a[NR]}'; }
@@ -57,11 +57,18 @@ EOF
   echo "$data"
 }
 
-# peak SID OUTFILE: samples the summed RSS (KiB) of session SID until it is gone.
+# tree_rss PID: the summed RSS (KiB) of PID and every process below it. Not
+# its session: bubblewrap runs each extension in a new session.
+tree_rss() {
+  ps -e -o pid=,ppid=,rss= | awk -v root="$1" '{up[$1] = $2; rss[$1] = $3}
+    END {for (p in up) {q = p; for (i = 0; i < 64 && q != "" && q != root; i++) q = up[q]; if (q == root) s += rss[p]} print s + 0}'
+}
+
+# peak PID OUTFILE: samples the summed RSS (KiB) of PID's process tree until PID is gone.
 peak() {
-  local sid=$1 out=$2 max=0 cur
-  while kill -0 "$sid" 2>/dev/null; do
-    cur=$( (ps -o rss= -s "$sid" 2>/dev/null || true) | awk '{s+=$1} END {print s+0}')
+  local pid=$1 out=$2 max=0 cur
+  while kill -0 "$pid" 2>/dev/null; do
+    cur=$(tree_rss "$pid")
     [ "$cur" -gt "$max" ] && max=$cur
     sleep 0.02
   done
