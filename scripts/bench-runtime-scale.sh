@@ -19,6 +19,7 @@
 #                   (warm: the prompt cache is there); peak RSS
 # Peak RSS is the largest sum of RSS over spirit's process tree (spirit, bwrap and
 # every Node process it started), sampled every 20 ms with ps.
+# BASE=path/to/an/older/spirit adds its cold prompt to the comparison.
 # Goals at 300: prompt cold <= 3 s, warm <= 150 ms; initialize <= 1 s; RSS <= 600 MB.
 # benchpair's cpu column counts only processes reaped by their parent's waits:
 # Node processes inside bubblewrap's PID namespace are reaped there and are
@@ -176,7 +177,8 @@ for n in $sizes; do
   [ -f "$work/floor-node-no-extra-ca.sh" ] && floors+=("floor-node-no-extra-ca=bash $work/floor-node-no-extra-ca.sh $n")
   "$work/benchpair" -runs "$cold_runs" -warmup 0 -dir "$work/runs-$n" \
     -title "N=$n: prompt cold against the floor of $n Node starts, $slots at once ($cold_runs alternating rounds)" \
-    "prompt-cold=rm -f $cache ;; SPIRIT_AGENT_DATA_DIR=$data $spirit extension prompt >/dev/null" "${floors[@]}"
+    "prompt-cold=rm -f $cache ;; SPIRIT_AGENT_DATA_DIR=$data $spirit extension prompt >/dev/null" "${floors[@]}" \
+    ${BASE:+"base-prompt-cold=rm -f $cache ;; SPIRIT_AGENT_DATA_DIR=$data $BASE extension prompt >/dev/null"}
   : >"$work/warm"; : >"$work/warm-rss"; : >"$work/init"; : >"$work/init-rss"
   rm -f "$cache"
   run_prompt "$data"
