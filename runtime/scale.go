@@ -26,14 +26,18 @@ const IdleImmediate time.Duration = -1
 const DefaultIdleTimeout = 5 * time.Minute
 
 // startSlots is how many extension processes may be starting at once:
-// four per core. A start is not all CPU: Node's main thread is off the CPU
-// for ~45 % of its start even on an idle core (perf sched: 109 ms waiting,
-// 136 ms running, 0.3 ms queued), so fewer starts than that leave the CPU
-// idle. 100 cold prompts on 2 loaded cores, medians of 3 alternating
-// rounds: 23.4 s with one start per core, 16.0 s with two, 12.7 s with
-// three, 12.4 s with four; another run, 14.3 s with two, 11.6 s with four.
-// Each start holds a Node process of ~45 MB.
-func startSlots() int { return 4 * max(goruntime.NumCPU(), 1) }
+// two per core. A start is not all CPU: Node's main thread sleeps for ~45 %
+// of its start (perf sched: 109 ms waiting, 136 ms running, 0.3 ms
+// queued), so one per core left the CPU idle (100 cold prompts: 23.4 s
+// against 16.0 s with two per core, medians of 3 alternating rounds). More
+// measured faster on this shared machine (12.4 s with four per core), but
+// that is the scheduler's autogroups: bwrap gives each extension a session,
+// hence a CPU share, of its own, so more of them take more of a machine
+// others load; on an idle one two per core should already keep it busy
+// (each start is on the CPU about half the time), and each start holds a
+// Node process of ~45 MB (peak RSS of 100 cold prompts: 220 MB with two
+// per core, 346 MB with four).
+func startSlots() int { return 2 * max(goruntime.NumCPU(), 1) }
 
 // acquireStart waits for a start slot while ctx lasts.
 func (h *Host) acquireStart(ctx context.Context) error {

@@ -5,7 +5,7 @@
 #                   extension is started once), in alternating rounds
 #                   (internal/benchpair; COLD_RUNS, default 3) with its floor:
 #     floor-node    N bare `node -e 0`, as many at once as spirit starts
-#                   extensions (4 per core), with the environment an extension gets
+#                   extensions (2 per core), with the environment an extension gets
 #     floor-sandbox the same N starts inside bubblewrap with the exact arguments
 #                   spirit gives it (bwrap's arguments and Node's permission flags,
 #                   captured from a real run), running `node -e 0` instead of the
@@ -24,6 +24,10 @@
 # benchpair's cpu column counts only processes reaped by their parent's waits:
 # Node processes inside bubblewrap's PID namespace are reaped there and are
 # missing from it (prompt-cold and floor-sandbox); use perf stat for their CPU.
+# With the scheduler's autogroups (/proc/sys/kernel/sched_autogroup_enabled), each
+# extension (bwrap --new-session) gets a CPU share of its own while the N bare
+# `node -e 0` of floor-node share one: on a machine others load, floor-node is
+# slowed against prompt-cold and floor-sandbox; floor-sandbox is the fair floor.
 # The cold goal is below the floor of 300 sandboxed Node starts on 2 cores; the
 # floor lines show how far spirit is above what isolation alone costs.
 set -Eeuo pipefail
@@ -37,7 +41,7 @@ trap 'rm -rf "$work"' EXIT
 spirit=$work/spirit
 (cd "$repo" && go build -o "$spirit" ./cmd/spirit && go build -o "$work/benchpair" ./internal/benchpair)
 # slots is how many extensions spirit starts at once (runtime/scale.go startSlots).
-slots=$((4 * $(nproc)))
+slots=$((2 * $(nproc)))
 
 ns() { date +%s%N; }
 stats() { sort -n | awk '{a[NR]=$1} END {printf "min %.0f / median %.0f / max %.0f", a[1], (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2), a[NR]}'; }
