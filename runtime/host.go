@@ -823,7 +823,10 @@ func (h *Host) prompt(ctx context.Context, ext *install.Installed) (string, erro
 	}
 	defer h.release(p)
 	text := ""
-	if p.caps.SystemPrompt {
+	switch {
+	case p.caps.StaticPrompt != nil && !p.caps.GetSystemPrompt:
+		text = manifest.TrimJS(p.mask.string(*p.caps.StaticPrompt))
+	case p.caps.SystemPrompt:
 		var out struct {
 			Text string `json:"text"`
 		}

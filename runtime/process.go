@@ -47,8 +47,11 @@ type capabilities struct {
 	// GetSystemPrompt says the prompt comes from a function (called each
 	// time), not the static systemPrompt.
 	GetSystemPrompt bool `json:"getSystemPrompt"`
-	OnEvent         bool `json:"onEvent"`
-	Dispose         bool `json:"dispose"`
+	// StaticPrompt is the static systemPrompt, trimmed, sent with the
+	// answer to activate (nil from a function, or none).
+	StaticPrompt *string `json:"staticPrompt"`
+	OnEvent      bool    `json:"onEvent"`
+	Dispose      bool    `json:"dispose"`
 }
 
 func (p *process) alive() bool {

@@ -26,10 +26,17 @@ const IdleImmediate time.Duration = -1
 const DefaultIdleTimeout = 5 * time.Minute
 
 // startSlots is how many extension processes may be starting at once:
-// two per core. A start is about half waiting (the sandbox setting up its
-// namespaces, the pipes' round trips), so one per core left the CPU idle:
-// 100 cold prompts took 20.8 s with one per core, 13.8 s with two, 8.4 s
-// with four, on 2 loaded cores; more only adds resident memory.
+// two per core. A start is not all CPU: Node's main thread sleeps for ~45 %
+// of its start (perf sched: 109 ms waiting, 136 ms running, 0.3 ms
+// queued), so one per core left the CPU idle (100 cold prompts: 23.4 s
+// against 16.0 s with two per core, medians of 3 alternating rounds). More
+// measured faster on this shared machine (12.4 s with four per core), but
+// that is the scheduler's autogroups: bwrap gives each extension a session,
+// hence a CPU share, of its own, so more of them take more of a machine
+// others load; on an idle one two per core should already keep it busy
+// (each start is on the CPU about half the time), and each start holds a
+// Node process of ~45 MB (peak RSS of 100 cold prompts: 220 MB with two
+// per core, 346 MB with four).
 func startSlots() int { return 2 * max(goruntime.NumCPU(), 1) }
 
 // acquireStart waits for a start slot while ctx lasts.

@@ -312,3 +312,36 @@ func TestNewToolFoundWithinStaleCheck(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// A static prompt comes with the answer to activate (trimmed as the
+// systemPrompt call trims it), so it is known without another round trip;
+// a getSystemPrompt function's is not sent then.
+func TestStaticPromptComesWithActivate(t *testing.T) {
+	p := paths.New(t.TempDir(), paths.HostCLI)
+	writeExtension(t, p, "static", "1.0.0", "", []string{CapSystemPrompt}, `export function activate() { return { systemPrompt: '  hello  ' }; }`)
+	writeExtension(t, p, "dynamic", "1.0.0", "", []string{CapSystemPrompt}, `export function activate() { return { systemPrompt: 'no', getSystemPrompt: () => 'yes' }; }`)
+	// Over the runner's 1 MiB for a prompt sent with activate: read with
+	// systemPrompt, as before.
+	writeExtension(t, p, "huge", "1.0.0", "", []string{CapSystemPrompt}, `export function activate() { return { systemPrompt: 'h'.repeat(2 << 20) }; }`)
+	h := newTestHost(t, p, nil)
+	for id, want := range map[string]string{"static": "hello", "dynamic": "", "huge": ""} {
+		pr, err := h.process(context.Background(), mustExt(t, h, id), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := ""
+		if pr.caps.StaticPrompt != nil {
+			got = *pr.caps.StaticPrompt
+		}
+		h.release(pr)
+		if got != want {
+			t.Errorf("%s: static prompt with activate %q, want %q", id, got, want)
+		}
+	}
+	if got := promptOf(t, p, "dynamic"); got != "yes" {
+		t.Errorf("dynamic prompt %q, want yes", got)
+	}
+	if got := promptOf(t, p, "huge"); got != strings.Repeat("h", 2<<20) {
+		t.Errorf("huge prompt of %d bytes, want %d", len(got), 2<<20)
+	}
+}

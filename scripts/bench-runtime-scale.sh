@@ -2,13 +2,34 @@
 # Scale benchmark: N installed extensions (SCALE_N, default "10 100 300"), each
 # with a static systemPrompt, written straight into the install layout. For each N:
 #   prompt cold     bin/spirit extension prompt, with no prompt cache (every
-#                   extension is started once); peak RSS of spirit plus children
+#                   extension is started once), in alternating rounds
+#                   (internal/benchpair; COLD_RUNS, default 3) with its floor:
+#     floor-node    N bare `node -e 0`, as many at once as spirit starts
+#                   extensions (2 per core), with the environment an extension gets
+#     floor-sandbox the same N starts inside bubblewrap with the exact arguments
+#                   spirit gives it (bwrap's arguments and Node's permission flags,
+#                   captured from a real run), running `node -e 0` instead of the
+#                   runner; the floor while every extension has a sandboxed process
+#     floor-node-no-extra-ca  (only when NODE_EXTRA_CA_CERTS is set) floor-node
+#                   without it: Node 20 parses that file and its own roots at every
+#                   start, which is a large part of the floor on such a machine
+#                   one more cold run gives the peak RSS of spirit plus children
 #   prompt warm     the same with the cache of the cold run (RUNS runs, default 7)
 #   mcp initialize  bin/spirit mcp serve started, initialize sent, until the answer
 #                   (warm: the prompt cache is there); peak RSS
-# Peak RSS is the largest sum of RSS over spirit's session (spirit and every Node
-# process it started), sampled every 20 ms with ps.
+# Peak RSS is the largest sum of RSS over spirit's process tree (spirit, bwrap and
+# every Node process it started), sampled every 20 ms with ps.
+# BASE=path/to/an/older/spirit adds its cold prompt to the comparison.
 # Goals at 300: prompt cold <= 3 s, warm <= 150 ms; initialize <= 1 s; RSS <= 600 MB.
+# benchpair's cpu column counts only processes reaped by their parent's waits:
+# Node processes inside bubblewrap's PID namespace are reaped there and are
+# missing from it (prompt-cold and floor-sandbox); use perf stat for their CPU.
+# With the scheduler's autogroups (/proc/sys/kernel/sched_autogroup_enabled), each
+# extension (bwrap --new-session) gets a CPU share of its own while the N bare
+# `node -e 0` of floor-node share one: on a machine others load, floor-node is
+# slowed against prompt-cold and floor-sandbox; floor-sandbox is the fair floor.
+# The cold goal is below the floor of 300 sandboxed Node starts on 2 cores; the
+# floor lines show how far spirit is above what isolation alone costs.
 set -Eeuo pipefail
 trap 'echo "bench-runtime-scale.sh: failed at line $LINENO" >&2' ERR
 repo=$(cd "$(dirname "$0")/.." && pwd)
@@ -18,7 +39,9 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
 spirit=$work/spirit
-(cd "$repo" && go build -o "$spirit" ./cmd/spirit)
+(cd "$repo" && go build -o "$spirit" ./cmd/spirit && go build -o "$work/benchpair" ./internal/benchpair)
+# slots is how many extensions spirit starts at once (runtime/scale.go startSlots).
+slots=$((2 * $(nproc)))
 
 ns() { date +%s%N; }
 stats() { sort -n | awk '{a[NR]=$1} END {printf "min %.0f / median %.0f / max %.0f", a[1], (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2), a[NR]}'; }
@@ -39,11 +62,18 @@ EOF
   echo "$data"
 }
 
-# peak SID OUTFILE: samples the summed RSS (KiB) of session SID until it is gone.
+# tree_rss PID: the summed RSS (KiB) of PID and every process below it. Not
+# its session: bubblewrap runs each extension in a new session.
+tree_rss() {
+  ps -e -o pid=,ppid=,rss= | awk -v root="$1" '{up[$1] = $2; rss[$1] = $3}
+    END {for (p in up) {q = p; for (i = 0; i < 64 && q != "" && q != root; i++) q = up[q]; if (q == root) s += rss[p]} print s + 0}'
+}
+
+# peak PID OUTFILE: samples the summed RSS (KiB) of PID's process tree until PID is gone.
 peak() {
-  local sid=$1 out=$2 max=0 cur
-  while kill -0 "$sid" 2>/dev/null; do
-    cur=$( (ps -o rss= -s "$sid" 2>/dev/null || true) | awk '{s+=$1} END {print s+0}')
+  local pid=$1 out=$2 max=0 cur
+  while kill -0 "$pid" 2>/dev/null; do
+    cur=$(tree_rss "$pid")
     [ "$cur" -gt "$max" ] && max=$cur
     sleep 0.02
   done
@@ -63,6 +93,57 @@ run_prompt() {
   wait "$sampler"
   grep -q "Extension 1 says hello." "$work/out" || { echo "prompt printed:" >&2; cat "$work/out" "$work/err" >&2; exit 1; }
   echo $(((t1 - t0) / 1000)) >"$work/t"
+}
+
+# capture DATA: runs one cold prompt with a bwrap first on PATH that records
+# the arguments and environment spirit gives bubblewrap for an extension,
+# then writes the floor scripts (each takes N): $work/floor-node.sh, and
+# $work/floor-sandbox.sh when the sandbox is bubblewrap. Each starts N Node
+# processes running `node -e 0`, slots at a time, with the extension's
+# environment; floor-sandbox runs them in bwrap with spirit's arguments.
+capture() {
+  local data=$1 real node="" i
+  rm -f "$work/sandbox.args" "$work/sandbox.env" "$work/floor-sandbox.sh" "$work/floor-node-no-extra-ca.sh"
+  mkdir -p "$work/shim"
+  if real=$(command -v bwrap); then
+    cat >"$work/shim/bwrap" <<'EOF'
+#!/usr/bin/env bash
+case " $* " in *" --input-type=module "*)
+  printf '%s\0' "$@" >OUT.args
+  env -0 | grep -zvE '^(PWD|OLDPWD|SHLVL|_)=' >OUT.env ;;
+esac
+exec REAL "$@"
+EOF
+    sed -i -e "s|OUT|$work/sandbox|g" -e "s|REAL|$real|" "$work/shim/bwrap"
+    chmod +x "$work/shim/bwrap"
+  fi
+  rm -f "$data/extensions/cli/.spirit/prompt-cache.json"
+  PATH=$work/shim:$PATH SPIRIT_AGENT_DATA_DIR=$data "$spirit" extension prompt >/dev/null 2>"$work/err"
+  local -a bw=() envs=() noca=()
+  if [ -s "$work/sandbox.args" ]; then
+    mapfile -d '' -t bw <"$work/sandbox.args"
+    mapfile -d '' -t envs <"$work/sandbox.env"
+    # The runner goes: the same Node, flags and sandbox run `-e 0`.
+    for i in "${!bw[@]}"; do
+      if [ "${bw[$i]}" = -- ] && [ -z "$node" ]; then node=${bw[$((i + 1))]}; fi
+      if [ "${bw[$i]}" = --input-type=module ]; then
+        bw=("${bw[@]:0:$i}" -e 0)
+        break
+      fi
+    done
+    { printf 'seq "$1" | env -i '; printf '%q ' "${envs[@]}" "$(command -v xargs)" -P "$slots" -I@@ "$real" "${bw[@]}"; echo; } >"$work/floor-sandbox.sh"
+  else
+    echo "(spirit did not run bubblewrap here: no sandboxed floor)"
+    node=$(command -v node)
+    mapfile -t envs < <(env | grep -E '^(PATH|HOME|LANG|TZ|NODE_EXTRA_CA_CERTS|SSL_CERT_FILE|SSL_CERT_DIR)=')
+  fi
+  { printf 'seq "$1" | env -i '; printf '%q ' "${envs[@]}" "$(command -v xargs)" -P "$slots" -I@@ "$node" -e 0; echo; } >"$work/floor-node.sh"
+  for i in "${envs[@]}"; do
+    case $i in NODE_EXTRA_CA_CERTS=*) ;; *) noca+=("$i") ;; esac
+  done
+  if [ "${#noca[@]}" != "${#envs[@]}" ]; then
+    { printf 'seq "$1" | env -i '; printf '%q ' "${noca[@]}" "$(command -v xargs)" -P "$slots" -I@@ "$node" -e 0; echo; } >"$work/floor-node-no-extra-ca.sh"
+  fi
 }
 
 # run_init DATA: times mcp serve from start to the initialize answer.
@@ -88,26 +169,34 @@ run_init() {
   echo $(((t1 - t0) / 1000)) >"$work/t"
 }
 
-printf 'scale benchmark (%s, %s CPUs, node %s)\n' "$(date -u +%FT%TZ)" "$(nproc)" "$(node --version)"
+printf 'scale benchmark (%s, %s CPUs, node %s; %d extension starts at once)\n' "$(date -u +%FT%TZ)" "$(nproc)" "$(node --version)" "$slots"
 for n in $sizes; do
   data=$(generate "$n")
   cache=$data/extensions/cli/.spirit/prompt-cache.json
-  : >"$work/cold"; : >"$work/cold-rss"; : >"$work/warm"; : >"$work/warm-rss"; : >"$work/init"; : >"$work/init-rss"
-  for _ in $(seq 3); do
-    rm -f "$cache"
-    run_prompt "$data"
-    cat "$work/t" >>"$work/cold"; cat "$work/rss" >>"$work/cold-rss"
-  done
+  capture "$data"
+  cold_runs=${COLD_RUNS:-$([ "$n" -le 10 ] && echo 7 || echo 3)}
+  floors=()
+  [ -f "$work/floor-sandbox.sh" ] && floors+=("floor-sandbox=bash $work/floor-sandbox.sh $n")
+  floors+=("floor-node=bash $work/floor-node.sh $n")
+  [ -f "$work/floor-node-no-extra-ca.sh" ] && floors+=("floor-node-no-extra-ca=bash $work/floor-node-no-extra-ca.sh $n")
+  "$work/benchpair" -runs "$cold_runs" -warmup 0 -dir "$work/runs-$n" \
+    -title "N=$n: prompt cold against the floor of $n Node starts, $slots at once ($cold_runs alternating rounds)" \
+    "prompt-cold=rm -f $cache ;; SPIRIT_AGENT_DATA_DIR=$data $spirit extension prompt >/dev/null" "${floors[@]}" \
+    ${BASE:+"base-prompt-cold=rm -f $cache ;; SPIRIT_AGENT_DATA_DIR=$data $BASE extension prompt >/dev/null"}
+  : >"$work/warm"; : >"$work/warm-rss"; : >"$work/init"; : >"$work/init-rss"
+  rm -f "$cache"
+  run_prompt "$data"
+  cold_rss=$(cat "$work/rss")
   for _ in $(seq "$runs"); do
     run_prompt "$data"
     cat "$work/t" >>"$work/warm"; cat "$work/rss" >>"$work/warm-rss"
     run_init "$data"
     cat "$work/t" >>"$work/init"; cat "$work/rss" >>"$work/init-rss"
   done
-  printf 'N=%d\n' "$n"
-  printf '  prompt cold (3 runs)      ms %s   peak RSS MB %s\n' "$(awk '{print $1/1000}' "$work/cold" | stats)" "$(awk '{print $1/1024}' "$work/cold-rss" | stats)"
+  printf '  prompt cold (1 more run)  peak RSS MB %s\n' "$(awk '{print $1/1024}' <<<"$cold_rss" | stats)"
   printf '  prompt warm (%d runs)      ms %s   peak RSS MB %s\n' "$runs" "$(awk '{print $1/1000}' "$work/warm" | stats)" "$(awk '{print $1/1024}' "$work/warm-rss" | stats)"
   printf '  mcp initialize warm (%d)   ms %s   peak RSS MB %s\n' "$runs" "$(awk '{print $1/1000}' "$work/init" | stats)" "$(awk '{print $1/1024}' "$work/init-rss" | stats)"
   rm -rf "$data"
 done
 echo "goals at N=300: prompt cold <= 3000 ms, warm <= 150 ms; initialize <= 1000 ms; peak RSS <= 600 MB"
+echo "(prompt cold cannot go below floor-sandbox: one sandboxed Node process per extension is the isolation spirit keeps)"

@@ -33,6 +33,10 @@ let logPrefix = '[extension]';
 // maxMessage); the runner keeps the same cap in both directions.
 const MAX_LINE = 64 * 1024 * 1024;
 
+// MAX_STATIC_PROMPT is the longest static prompt sent with the answer to
+// activate (in UTF-16 units); a longer one is read with systemPrompt.
+const MAX_STATIC_PROMPT = 1024 * 1024;
+
 function send(msg) {
   output.write(frame(msg));
 }
@@ -281,7 +285,7 @@ async function activate({ info, mainPath, activationEvent }) {
   // `export default { activate, tools }` whose activate returns nothing
   // has no instance (its tools are not read from the default export).
   instance = readInstance(returned) ?? readInstance(mod);
-  return {
+  const caps = {
     instance: instance !== undefined,
     tools: instance?.tools ? Object.keys(instance.tools) : [],
     invokeTool: typeof instance?.invokeTool === 'function',
@@ -290,6 +294,13 @@ async function activate({ info, mainPath, activationEvent }) {
     onEvent: typeof instance?.onEvent === 'function',
     dispose: typeof instance?.dispose === 'function',
   };
+  // A static prompt cannot change after activation (readInstance copied the
+  // string): it comes with the answer, saving the host a systemPrompt call.
+  // A huge one is left to that call, so it cannot make activation fail.
+  if (caps.systemPrompt && !caps.getSystemPrompt && instance.systemPrompt.length <= MAX_STATIC_PROMPT) {
+    caps.staticPrompt = instance.systemPrompt.trim();
+  }
+  return caps;
 }
 
 // render turns a handler's value into the tool result text as the reference
