@@ -44,7 +44,8 @@ spirit=$work/spirit
 slots=$((2 * $(nproc)))
 
 ns() { date +%s%N; }
-stats() { sort -n | awk '{a[NR]=$1} END {printf "min %.0f / median %.0f / max %.0f", a[1], (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2), a[NR]}'; }
+# list DIVISOR FILE: the numbers of FILE divided by DIVISOR, comma-separated (benchpair -samples).
+list() { awk -v d="$1" '{printf "%s%.1f", (NR > 1 ? "," : ""), $1 / d}' "$2"; }
 
 # generate N: a fresh data dir with N extensions.
 generate() {
@@ -180,7 +181,7 @@ for n in $sizes; do
   floors+=("floor-node=bash $work/floor-node.sh $n")
   [ -f "$work/floor-node-no-extra-ca.sh" ] && floors+=("floor-node-no-extra-ca=bash $work/floor-node-no-extra-ca.sh $n")
   "$work/benchpair" -runs "$cold_runs" -warmup 0 -dir "$work/runs-$n" \
-    -title "N=$n: prompt cold against the floor of $n Node starts, $slots at once ($cold_runs alternating rounds)" \
+    -title "N=$n: prompt cold, no prompt cache, against the floor of $n Node starts, $slots at once (goal at 300: <= 3000 ms)" \
     "prompt-cold=rm -f $cache ;; SPIRIT_AGENT_DATA_DIR=$data $spirit extension prompt >/dev/null" "${floors[@]}" \
     ${BASE:+"base-prompt-cold=rm -f $cache ;; SPIRIT_AGENT_DATA_DIR=$data $BASE extension prompt >/dev/null"}
   : >"$work/warm"; : >"$work/warm-rss"; : >"$work/init"; : >"$work/init-rss"
@@ -193,9 +194,12 @@ for n in $sizes; do
     run_init "$data"
     cat "$work/t" >>"$work/init"; cat "$work/rss" >>"$work/init-rss"
   done
-  printf '  prompt cold (1 more run)  peak RSS MB %s\n' "$(awk '{print $1/1024}' <<<"$cold_rss" | stats)"
-  printf '  prompt warm (%d runs)      ms %s   peak RSS MB %s\n' "$runs" "$(awk '{print $1/1000}' "$work/warm" | stats)" "$(awk '{print $1/1024}' "$work/warm-rss" | stats)"
-  printf '  mcp initialize warm (%d)   ms %s   peak RSS MB %s\n' "$runs" "$(awk '{print $1/1000}' "$work/init" | stats)" "$(awk '{print $1/1024}' "$work/init-rss" | stats)"
+  "$work/benchpair" -samples ms -ratios=false -title "N=$n: prompt warm (static prompts cached) and mcp serve until its initialize answer (goal at 300: warm <= 150 ms, initialize <= 1000 ms)" \
+    "prompt-warm=$(list 1000 "$work/warm")" "initialize=$(list 1000 "$work/init")"
+  "$work/benchpair" -samples MB -ratios=false -title "N=$n: peak RSS of spirit and its children, warm prompt and mcp serve (goal at 300: <= 600 MB)" \
+    "prompt-warm=$(list 1024 "$work/warm-rss")" "initialize=$(list 1024 "$work/init-rss")"
+  "$work/benchpair" -samples MB -title "N=$n: peak RSS of spirit and its children, cold prompt, one more run (goal at 300: <= 600 MB)" \
+    "prompt-cold=$(list 1024 <(echo "$cold_rss"))"
   rm -rf "$data"
 done
 echo "goals at N=300: prompt cold <= 3000 ms, warm <= 150 ms; initialize <= 1000 ms; peak RSS <= 600 MB"

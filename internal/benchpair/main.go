@@ -52,12 +52,13 @@ func main() {
 	warm := flag.Int("warmup", 1, "untimed rounds before the timed ones")
 	record := flag.String("record", os.Getenv("BENCHPAIR_RECORD"), "append the figures as a JSON line to this file")
 	samples := flag.String("samples", "", "summarise NAME=V1,V2,... samples in this unit instead of timing commands")
+	ratios := flag.Bool("ratios", true, "print the ratio of the first command to each other (false for different measures side by side)")
 	flag.Parse()
 	if flag.NArg() == 0 || *runs < 1 {
 		fmt.Fprintln(os.Stderr, "usage: benchpair [-runs N] [-dir WORK] [-title T] NAME=CMD...\n       benchpair -samples UNIT [-title T] NAME=V1,V2,...")
 		os.Exit(2)
 	}
-	r := benchstat.Record{Title: *title, Source: os.Getenv("BENCH_SOURCE"), Runs: *runs, Unit: "ms"}
+	r := benchstat.Record{Title: *title, Source: os.Getenv("BENCH_SOURCE"), Runs: *runs, Unit: "ms", NoRatio: !*ratios}
 	var err error
 	if *samples != "" {
 		r.Unit = *samples
@@ -173,6 +174,9 @@ func printRecord(r benchstat.Record) {
 			cpu = num(*c.CPU)
 		}
 		fmt.Printf("  %-22s %9s %9s %9s %9s\n", c.Name, num(c.Min), num(c.Median), num(c.Max), cpu)
+	}
+	if r.NoRatio {
+		return
 	}
 	first := r.Commands[0]
 	for _, o := range r.Commands[1:] {

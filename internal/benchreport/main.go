@@ -292,7 +292,7 @@ func pairRows(data []byte) ([]row, error) {
 		}
 		first := r.Commands[0]
 		for _, o := range r.Commands[1:] {
-			if o.Median > 0 {
+			if o.Median > 0 && !r.NoRatio {
 				figs = append(figs, fmt.Sprintf("**%s/%s %.2f×**", first.Name, o.Name, first.Median/o.Median))
 			}
 		}

@@ -17,6 +17,9 @@ type Record struct {
 	Runs     int      `json:"runs"`
 	Unit     string   `json:"unit"`
 	Commands []Figure `json:"commands"`
+	// NoRatio says the commands are different measures side by side, not
+	// one thing against its comparison, so no ratio is printed.
+	NoRatio bool `json:"noRatio,omitempty"`
 }
 
 // Figure is one command's min, median and max (wall time in ms for timed
