@@ -11,8 +11,8 @@ const readCommandGCPercent = 400
 // of it garbage at once (decoded manifests); with the default GOGC=100 and
 // its 4 MB minimum heap, `extension list` at 300 extensions ran two or
 // three collections, about a fifth of its CPU. Its live heap stays near
-// 2 MB, so the peak grows by a few MB at most. Long-running commands (mcp
-// serve) keep the default.
+// 2 MB, so the peak grows by a few MB at most. `mcp serve` has its own
+// setting (mcp.TuneGC); other commands keep the default.
 func readCommandGC(getenv func(string) string) {
 	if getenv("GOGC") == "" {
 		debug.SetGCPercent(readCommandGCPercent)
