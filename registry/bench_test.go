@@ -87,7 +87,10 @@ func BenchmarkRegistry(b *testing.B) {
 			if err := os.Remove(filepath.Join(root, "registry", "catalog.json")); err != nil && !os.IsNotExist(err) {
 				b.Fatal(err)
 			}
-			files, _ := findFiles(extensionsDir(root), "detail.json")
+			files, err := findFiles(root, "detail.json")
+			if err != nil {
+				b.Fatal(err)
+			}
 			for _, f := range files {
 				_ = os.Remove(f)
 			}
