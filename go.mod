@@ -67,18 +67,4 @@ require (
 	kernel.org/pub/linux/libs/security/libcap/psx v1.2.78 // indirect
 )
 
-replace github.com/santhosh-tekuri/jsonschema/v6 => ./third_party/jsonschema
-
-replace github.com/segmentio/encoding => ./third_party/segmentio-encoding
-
-replace github.com/microcosm-cc/bluemonday => ./third_party/bluemonday
-
-replace github.com/gorilla/css => ./third_party/gorilla-css
-
-replace github.com/yuin/goldmark => ./third_party/goldmark
-
-replace github.com/Masterminds/semver/v3 => ./third_party/semver
-
 replace github.com/99designs/keyring => ./third_party/keyring
-
-replace github.com/itchyny/gojq => ./third_party/gojq

@@ -1,30 +1,41 @@
 package mcp
 
 import (
+	"bytes"
+	"context"
+	"io"
 	goruntime "runtime"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
 
-// The SDK decodes a message, its params and its _meta each with a fresh
-// JSON decoder over the bytes (its internal/json.Unmarshal). With the
-// patched decoder of third_party/segmentio-encoding a decoder's first
-// buffer fits the message instead of always taking 32 KiB: decoding a
-// tools/call line (two such passes in jsonrpc.DecodeMessage) allocates a
-// few KiB, not 64 KiB.
-func TestSDKDecoderBufferFitsTheMessage(t *testing.T) {
-	line := []byte(`{"jsonrpc":"2.0","id":12,"method":"tools/call","params":{"name":"extension__my_ext__echo__99f4e472","arguments":{"text":"hello"}}}`)
-	const n = 500
+// The stdio transport builds each request from its own frame check's
+// decoding pass (parseFrame), not with the SDK's decoder, whose first
+// buffer is 32 KiB whatever the message's size: reading a ~150-byte
+// tools/call line must stay around a kilobyte of garbage, not 32 KiB or
+// more. What the SDK allocates afterwards (its params and _meta) is its own.
+func TestStdioReadAllocatesLittlePerRequest(t *testing.T) {
+	line := `{"jsonrpc":"2.0","id":12,"method":"tools/call","params":{"name":"extension__my_ext__echo__99f4e472","arguments":{"text":"hello"}}}` + "\n"
+	const n = 1000
+	conn, err := NewStdioTransport(bytes.NewReader(bytes.Repeat([]byte(line), n)), io.Discard, nil).Connect(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
 	var before, after goruntime.MemStats
 	goruntime.ReadMemStats(&before)
 	for range n {
-		if _, err := jsonrpc.DecodeMessage(line); err != nil {
+		msg, err := conn.Read(context.Background())
+		if err != nil {
 			t.Fatal(err)
+		}
+		if req, ok := msg.(*jsonrpc.Request); !ok || req.Method != "tools/call" {
+			t.Fatalf("read %#v, want the tools/call request", msg)
 		}
 	}
 	goruntime.ReadMemStats(&after)
-	if per := (after.TotalAlloc - before.TotalAlloc) / n; per > 16<<10 {
-		t.Fatalf("decoding one message allocates %d bytes, want at most 16 KiB", per)
+	if per := (after.TotalAlloc - before.TotalAlloc) / n; per > 4<<10 {
+		t.Fatalf("reading one tools/call request allocates %d bytes, want at most 4 KiB", per)
 	}
 }

@@ -1,3 +1,0 @@
-module github.com/Masterminds/semver/v3
-
-go 1.21
