@@ -4,7 +4,12 @@
 GO        ?= go
 BIN       := bin/spirit
 VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
-LDFLAGS   := -X github.com/spiritagents/spirit/internal/build.Version=$(VERSION)
+# The commit and its time (not the time of the build, so that two builds of
+# a commit are the same bytes); `spirit --version` prints them.
+COMMIT    ?= $(shell git rev-parse HEAD 2>/dev/null)
+DATE      ?= $(shell TZ=UTC git log -1 --format=%cd --date=format-local:%Y-%m-%dT%H:%M:%SZ 2>/dev/null)
+BUILDPKG  := github.com/spiritagents/spirit/internal/build
+LDFLAGS   := -X $(BUILDPKG).Version=$(VERSION) -X $(BUILDPKG).Commit=$(COMMIT) -X $(BUILDPKG).Date=$(DATE)
 FUZZTIME  ?= 10s
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 # Packages with concurrency: make test runs them under the race detector.

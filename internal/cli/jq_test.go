@@ -23,7 +23,7 @@ func TestJQ(t *testing.T) {
 		{[]string{"extension", "validate", pkg, "--jq", ".[] | .problems | length"}, ExitOK, "0\n", ""},
 		{[]string{"version", "--jq", ".version | length > 0"}, ExitOK, "true\n", ""},
 		{[]string{"version", "--jq", ".x |"}, ExitUsage, "", "Error: --jq \".x |\": unexpected EOF\nHint: run with --help for usage\n"},
-		{[]string{"version", "--jq", ".[0]"}, ExitFailure, "", "{\"error\":\"--jq: expected an array but got: object ({\\\"version\\\":\\\"dev\\\"})\",\"exitCode\":1}\n"},
+		{[]string{"version", "--jq", ".[0]"}, ExitFailure, "", "{\"error\":\"--jq: expected an array but got: object ({\\\"commit\\\":\\\"\\\",\\\"date\\\":\\\"\\\",\\\"v ...})\",\"exitCode\":1}\n"},
 	}
 	for _, tt := range tests {
 		ios, _, out, errOut := iostreams.Test()

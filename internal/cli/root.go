@@ -112,11 +112,18 @@ It reads and writes the same data directory as the Spirit Agent apps.`,
 			}
 			return nil
 		},
-		Version: build.String(),
+	}
+	// --version is ours, not cobra's, so that it answers as `spirit version`
+	// does, --json and --jq included.
+	showVersion := cmd.Flags().Bool("version", false, "print the version of spirit, its commit and the commit's date")
+	cmd.RunE = func(c *cobra.Command, args []string) error {
+		if *showVersion {
+			return runVersion(&VersionOptions{f: f, Info: build.Read()})
+		}
+		return c.Help()
 	}
 	cmd.SetOut(f.IO.Out)
 	cmd.SetErr(f.IO.ErrOut)
-	cmd.SetVersionTemplate("spirit {{.Version}}\n")
 	cmd.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return &usageError{err} })
 
 	pf := cmd.PersistentFlags()
@@ -129,7 +136,7 @@ It reads and writes the same data directory as the Spirit Agent apps.`,
 	_ = cmd.RegisterFlagCompletionFunc("host", cobra.FixedCompletions([]string{"cli", "desktop"}, cobra.ShellCompDirectiveNoFileComp))
 
 	cmd.AddCommand(
-		newCmdVersion(f),
+		newCmdVersion(f, nil),
 		newCmdExtension(f),
 	)
 	addRegistryCommands(cmd, f)
@@ -160,17 +167,37 @@ func subcommandNames(cmd *cobra.Command) string {
 	return s
 }
 
-func newCmdVersion(f *Factory) *cobra.Command {
+// VersionOptions are the inputs of `spirit version` and `spirit --version`.
+type VersionOptions struct {
+	f    *Factory
+	Info build.Info
+}
+
+func newCmdVersion(f *Factory, runF func(*VersionOptions) error) *cobra.Command {
+	opts := &VersionOptions{f: f}
 	return &cobra.Command{
 		Use:   "version",
 		Short: "Print the version of spirit",
-		Args:  cobra.NoArgs,
+		Long: `Print the version of spirit, the commit it was built from and that commit's date,
+as far as they are known: a binary installed with go install from a module proxy
+knows its version only.`,
+		Example: "  spirit version\n  spirit --version --json",
+		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if f.Global.JSON {
-				return writeJSON(f.IO.Out, map[string]string{"version": build.String()})
+			opts.Info = build.Read()
+			if runF != nil {
+				return runF(opts)
 			}
-			_, err := termtext.Fprintf(f.IO.Out, "spirit %s\n", build.String())
-			return err
+			return runVersion(opts)
 		},
 	}
+}
+
+func runVersion(opts *VersionOptions) error {
+	out := opts.f.IO.Out
+	if opts.f.Global.JSON {
+		return writeJSON(out, opts.Info)
+	}
+	_, err := termtext.Fprintf(out, "%s\n", opts.Info.Line())
+	return err
 }
