@@ -13,9 +13,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/99designs/keyring"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/spiritagents/spirit/internal/keyring"
 	"github.com/spiritagents/spirit/internal/testutil/fixture"
 	"github.com/spiritagents/spirit/paths"
 	"github.com/spiritagents/spirit/runtime"

@@ -8,7 +8,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/99designs/keyring"
+	"github.com/spiritagents/spirit/internal/keyring"
 	"github.com/spiritagents/spirit/paths"
 	"github.com/spiritagents/spirit/runtime"
 )

@@ -6,8 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/99designs/keyring"
-
+	"github.com/spiritagents/spirit/internal/keyring"
 	"github.com/spiritagents/spirit/internal/testutil/fixture"
 	"github.com/spiritagents/spirit/paths"
 )

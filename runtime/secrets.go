@@ -8,8 +8,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/99designs/keyring"
-
+	"github.com/spiritagents/spirit/internal/keyring"
 	"github.com/spiritagents/spirit/manifest"
 )
 

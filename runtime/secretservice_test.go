@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/99designs/keyring"
+	"github.com/spiritagents/spirit/internal/keyring"
 )
 
 // TestSecretServiceKeyring stores, reads and deletes a secret through a real

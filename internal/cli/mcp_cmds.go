@@ -9,13 +9,13 @@ import (
 	"os/exec"
 	"time"
 
-	"github.com/99designs/keyring"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 
 	"github.com/spiritagents/spirit/install"
 	"github.com/spiritagents/spirit/internal/build"
 	"github.com/spiritagents/spirit/internal/iostreams"
+	"github.com/spiritagents/spirit/internal/keyring"
 	"github.com/spiritagents/spirit/internal/termtext"
 	"github.com/spiritagents/spirit/mcp"
 	"github.com/spiritagents/spirit/paths"

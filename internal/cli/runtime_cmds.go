@@ -10,9 +10,9 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/99designs/keyring"
 	"github.com/spf13/cobra"
 
+	"github.com/spiritagents/spirit/internal/keyring"
 	"github.com/spiritagents/spirit/internal/termtext"
 	"github.com/spiritagents/spirit/runtime"
 )
