@@ -85,10 +85,9 @@ func withDev(errOut io.Writer, p *paths.Paths, dirs []string, opts *runtime.Opti
 			termtext.Fprintf(errOut, "warning: %s: %s%s\n", r.Path, pointerPrefix(pr.Pointer), pr.Message)
 		}
 	}
-	for _, dir := range d.dirs {
-		id := d.ids[dir]
-		if installedDir(p, id) {
-			termtext.Fprintf(errOut, "warning: --dev %s is %s, the id of an installed extension: this run uses the folder, with secrets of its own (set them with --dev, or pass --secret-env), not the installed one's\n", dir, id)
+	for _, r := range reports {
+		if installedDir(p, r.ID) {
+			termtext.Fprintf(errOut, "warning: --dev %s is %s, the id of an installed extension: this run uses the folder, with secrets of its own (set them with --dev, or pass --secret-env), not the installed one's\n", r.Path, r.ID)
 		}
 	}
 	opts.List = d.list
