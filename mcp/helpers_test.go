@@ -13,7 +13,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/99designs/keyring"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/spiritagents/spirit/internal/testutil/fixture"
@@ -54,8 +53,9 @@ func testHost(t testing.TB, p *paths.Paths, callTimeout time.Duration) *runtime.
 	h, err := runtime.New(runtime.Options{
 		Paths:  p,
 		Getenv: testGetenv,
-		Secrets: runtime.NewSecrets(func() (keyring.Keyring, error) {
-			return runtime.OpenKeyring(runtime.KeyringConfig{Getenv: testGetenv, FileDir: dir})
+		Secrets: runtime.NewSecrets(func() (runtime.SecretStore, error) {
+			store, _, err := runtime.OpenSecretStore(runtime.SecretStoreConfig{Getenv: testGetenv, FileDir: dir})
+			return store, err
 		}),
 		ActivateTimeout: 5 * time.Second,
 		CallTimeout:     callTimeout,

@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/99designs/keyring"
 	"github.com/spiritagents/spirit/paths"
 	"github.com/spiritagents/spirit/runtime"
 )
@@ -24,8 +23,9 @@ func Example() {
 	d := map[string]string{"text": "hello"}
 
 	h, err := runtime.New(runtime.Options{Paths: paths.New(dataDir, paths.HostCLI),
-		Secrets: runtime.NewSecrets(func() (keyring.Keyring, error) {
-			return runtime.OpenKeyring(runtime.KeyringConfig{Getenv: os.Getenv, FileDir: dir})
+		Secrets: runtime.NewSecrets(func() (runtime.SecretStore, error) {
+			store, _, err := runtime.OpenSecretStore(runtime.SecretStoreConfig{Getenv: os.Getenv, FileDir: dir})
+			return store, err
 		})})
 	if err != nil {
 		fmt.Println(err)

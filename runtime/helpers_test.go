@@ -6,8 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/99designs/keyring"
-
 	"github.com/spiritagents/spirit/internal/testutil/fixture"
 	"github.com/spiritagents/spirit/paths"
 )
@@ -31,8 +29,8 @@ func copyFixture(t testing.TB, p *paths.Paths, name string) string {
 // fileSecrets is a Secrets over the encrypted file keyring in a temp dir.
 func fileSecrets(t testing.TB) *Secrets {
 	dir := t.TempDir()
-	return NewSecrets(func() (keyring.Keyring, error) {
-		return OpenKeyring(KeyringConfig{
+	return NewSecrets(func() (SecretStore, error) {
+		store, _, err := OpenSecretStore(SecretStoreConfig{
 			Getenv: func(k string) string {
 				switch k {
 				case "SPIRIT_KEYRING_BACKEND":
@@ -44,6 +42,7 @@ func fileSecrets(t testing.TB) *Secrets {
 			},
 			FileDir: dir,
 		})
+		return store, err
 	})
 }
 

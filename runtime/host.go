@@ -117,6 +117,11 @@ type CallRequest struct {
 	// QuestionsResult is the answer to a need-questions tool's question,
 	// passed as ctx.questionsResult; it must be a JSON object.
 	QuestionsResult json.RawMessage
+	// Secrets are values of the called extension's secret slots, by key,
+	// stored nowhere: from then on the host's Secrets give them to that
+	// extension instead of the stored ones (Secrets.SetRunValue). A key the
+	// extension does not declare is an *UndeclaredSecretError.
+	Secrets map[string]string
 }
 
 // Result is a tool's answer.
@@ -254,6 +259,26 @@ func New(opts Options) (*Host, error) {
 		go h.reap()
 	}
 	return h, nil
+}
+
+// runSecrets gives ext the one-run secret values of a call, after checking
+// every key against its manifest.
+func (h *Host) runSecrets(ext *install.Installed, values map[string]string) error {
+	if len(values) == 0 {
+		return nil
+	}
+	if h.opts.Secrets == nil {
+		return fmt.Errorf("secrets given for %s, but this host keeps no secrets", ext.ID)
+	}
+	for key := range values {
+		if err := checkSlot(ext.Manifest, key); err != nil {
+			return err
+		}
+	}
+	for key, v := range values {
+		h.opts.Secrets.SetRunValue(ext.ID, key, v)
+	}
+	return nil
 }
 
 // Settings returns the settings store the host uses.
@@ -574,6 +599,9 @@ func (h *Host) schema(ext *install.Installed, key string, raw json.RawMessage) (
 func (h *Host) Call(ctx context.Context, req CallRequest) (*Result, error) {
 	te, err := h.resolve(req.Name)
 	if err != nil {
+		return nil, err
+	}
+	if err := h.runSecrets(te.ext, req.Secrets); err != nil {
 		return nil, err
 	}
 	args := req.Arguments

@@ -3,12 +3,7 @@ package runtime
 import (
 	"errors"
 	"fmt"
-	"io/fs"
-	"path/filepath"
-	"strings"
 	"sync"
-
-	"github.com/99designs/keyring"
 
 	"github.com/spiritagents/spirit/manifest"
 )
@@ -27,37 +22,84 @@ func (e *UndeclaredSecretError) Error() string {
 	return "The extension does not declare the secret slot: " + e.Key
 }
 
-// Secrets keeps extension secrets in a keyring, opened on first use. Every
-// method checks the slot against the manifest first. Values are trimmed;
-// a blank value is no value. It is safe for concurrent use.
+// Secrets keeps extension secrets in a SecretStore, opened on first use.
+// Every method checks the slot against the manifest first. Values are
+// trimmed; a blank value is no value. A slot may also be given a value for
+// this run only (SetRunValue): it is read from memory and the store is
+// neither read nor written for it. It is safe for concurrent use.
 type Secrets struct {
-	open func() (keyring.Keyring, error)
+	open func() (SecretStore, error)
 
-	mu   sync.Mutex
-	ring keyring.Keyring
+	mu      sync.Mutex
+	store   SecretStore
+	account func(id, key string) string
+	run     map[string]map[string]string // id → key → value
 }
 
-// NewSecrets returns a store over the keyring that open returns; open is
-// called at the first secret operation (again after a failure).
-func NewSecrets(open func() (keyring.Keyring, error)) *Secrets { return &Secrets{open: open} }
+// NewSecrets returns secrets over the store that open returns; open is
+// called at the first operation that needs the store (again after a
+// failure).
+func NewSecrets(open func() (SecretStore, error)) *Secrets { return &Secrets{open: open} }
 
-// keyring opens the keyring on first use; a failed open is tried again
-// at the next use.
-func (s *Secrets) keyring() (keyring.Keyring, error) {
+// SetAccountFunc sets how the slot key of extension id is named in the
+// store; nil (the default) is SecretAccount, the apps' names. spirit gives
+// --dev packages a namespace of their own this way.
+func (s *Secrets) SetAccountFunc(account func(id, key string) string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.ring != nil {
-		return s.ring, nil
+	s.account = account
+}
+
+// SetRunValue gives slot key of extension id a value for the life of these
+// Secrets only, stored nowhere: Get returns it, and Set and Delete change it
+// without touching the store. The caller checks that the slot is declared.
+func (s *Secrets) SetRunValue(id, key, value string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.run == nil {
+		s.run = map[string]map[string]string{}
+	}
+	if s.run[id] == nil {
+		s.run[id] = map[string]string{}
+	}
+	s.run[id][key] = manifest.TrimJS(value)
+}
+
+// runValue returns the run value of a slot and whether it has one.
+func (s *Secrets) runValue(id, key string) (string, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	v, ok := s.run[id][key]
+	return v, ok
+}
+
+func (s *Secrets) accountOf(id, key string) string {
+	s.mu.Lock()
+	account := s.account
+	s.mu.Unlock()
+	if account != nil {
+		return account(id, key)
+	}
+	return SecretAccount(id, key)
+}
+
+// secretStore opens the store on first use; a failed open is tried again
+// at the next use.
+func (s *Secrets) secretStore() (SecretStore, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.store != nil {
+		return s.store, nil
 	}
 	if s.open == nil {
-		return nil, errors.New("no keyring is configured")
+		return nil, errors.New("no secret store is configured")
 	}
-	ring, err := s.open()
+	store, err := s.open()
 	if err != nil {
 		return nil, err
 	}
-	s.ring = ring
-	return ring, nil
+	s.store = store
+	return store, nil
 }
 
 func checkSlot(m *manifest.Manifest, key string) error {
@@ -73,18 +115,21 @@ func (s *Secrets) Get(m *manifest.Manifest, key string) (string, bool, error) {
 	if err := checkSlot(m, key); err != nil {
 		return "", false, err
 	}
-	ring, err := s.keyring()
+	if v, ok := s.runValue(m.ID, key); ok {
+		return v, v != "", nil
+	}
+	store, err := s.secretStore()
 	if err != nil {
 		return "", false, err
 	}
-	item, err := ring.Get(SecretAccount(m.ID, key))
-	if errors.Is(err, keyring.ErrKeyNotFound) || errors.Is(err, fs.ErrNotExist) {
+	value, err := store.Get(s.accountOf(m.ID, key))
+	if errors.Is(err, ErrSecretNotFound) {
 		return "", false, nil
 	}
 	if err != nil {
 		return "", false, fmt.Errorf("reading secret %s of %s: %w", key, m.ID, err)
 	}
-	v := manifest.TrimJS(string(item.Data))
+	v := manifest.TrimJS(value)
 	return v, v != "", nil
 }
 
@@ -97,16 +142,15 @@ func (s *Secrets) Set(m *manifest.Manifest, key, value string) error {
 	if value == "" {
 		return s.Delete(m, key)
 	}
-	ring, err := s.keyring()
+	if _, ok := s.runValue(m.ID, key); ok {
+		s.SetRunValue(m.ID, key, value)
+		return nil
+	}
+	store, err := s.secretStore()
 	if err != nil {
 		return err
 	}
-	err = ring.Set(keyring.Item{
-		Key:   SecretAccount(m.ID, key),
-		Data:  []byte(value),
-		Label: SecretAccount(m.ID, key),
-	})
-	if err != nil {
+	if err := store.Set(s.accountOf(m.ID, key), value); err != nil {
 		return fmt.Errorf("storing secret %s of %s: %w", key, m.ID, err)
 	}
 	return nil
@@ -117,22 +161,27 @@ func (s *Secrets) Delete(m *manifest.Manifest, key string) error {
 	if err := checkSlot(m, key); err != nil {
 		return err
 	}
+	if _, ok := s.runValue(m.ID, key); ok {
+		s.SetRunValue(m.ID, key, "")
+		return nil
+	}
 	return s.remove(m.ID, key)
 }
 
 func (s *Secrets) remove(id, key string) error {
-	ring, err := s.keyring()
+	store, err := s.secretStore()
 	if err != nil {
 		return err
 	}
-	err = ring.Remove(SecretAccount(id, key))
-	if err == nil || errors.Is(err, keyring.ErrKeyNotFound) || errors.Is(err, fs.ErrNotExist) {
+	err = store.Delete(s.accountOf(id, key))
+	if err == nil || errors.Is(err, ErrSecretNotFound) {
 		return nil
 	}
 	return fmt.Errorf("deleting secret %s of %s: %w", key, id, err)
 }
 
-// Status reports for every declared slot whether a value is stored.
+// Status reports for every declared slot whether a value is stored (or
+// given for this run).
 func (s *Secrets) Status(m *manifest.Manifest) (map[string]bool, error) {
 	out := map[string]bool{}
 	for _, slot := range m.SecretSlots {
@@ -145,9 +194,9 @@ func (s *Secrets) Status(m *manifest.Manifest) (map[string]bool, error) {
 	return out, nil
 }
 
-// DeleteAll removes the values of every listed slot of id; `remove --purge`
-// calls it with the slots of the manifest being removed. It goes on after a
-// failure and returns the errors joined.
+// DeleteAll removes the stored values of every listed slot of id; `remove
+// --purge` calls it with the slots of the manifest being removed. It goes
+// on after a failure and returns the errors joined.
 func (s *Secrets) DeleteAll(id string, slots []manifest.SecretSlot) error {
 	var errs []error
 	for _, slot := range slots {
@@ -156,59 +205,4 @@ func (s *Secrets) DeleteAll(id string, slots []manifest.SecretSlot) error {
 		}
 	}
 	return errors.Join(errs...)
-}
-
-// KeyringConfig says which keyring OpenKeyring opens.
-type KeyringConfig struct {
-	// Getenv reads SPIRIT_KEYRING_BACKEND ("file" chooses the encrypted file
-	// backend) and SPIRIT_KEYRING_PASSWORD (its password).
-	Getenv func(string) string
-	// FileDir is where the file backend keeps its files.
-	FileDir string
-	// Prompt asks for the file backend's password when
-	// SPIRIT_KEYRING_PASSWORD is unset; nil means it cannot be asked.
-	Prompt func(message string) (string, error)
-}
-
-// ErrNoKeyringPassword says the file keyring has no password to open it with.
-var ErrNoKeyringPassword = errors.New("the file keyring needs a password: set SPIRIT_KEYRING_PASSWORD")
-
-// OpenKeyring opens the OS keyring (Secret Service, KWallet, macOS Keychain,
-// Windows Credential Manager), or the encrypted file backend when
-// SPIRIT_KEYRING_BACKEND=file.
-func OpenKeyring(cfg KeyringConfig) (keyring.Keyring, error) {
-	getenv := cfg.Getenv
-	kc := keyring.Config{
-		ServiceName:             KeyringService,
-		KeychainName:            "login",
-		LibSecretCollectionName: "login",
-		KWalletAppID:            KeyringService,
-		KWalletFolder:           KeyringService,
-		WinCredPrefix:           KeyringService,
-		AllowedBackends: []keyring.BackendType{
-			keyring.SecretServiceBackend, keyring.KWalletBackend, keyring.KeychainBackend, keyring.WinCredBackend,
-		},
-	}
-	switch b := strings.TrimSpace(getenv("SPIRIT_KEYRING_BACKEND")); b {
-	case "":
-	case "file":
-		kc.AllowedBackends = []keyring.BackendType{keyring.FileBackend}
-		kc.FileDir = filepath.Clean(cfg.FileDir)
-		kc.FilePasswordFunc = func(msg string) (string, error) {
-			if p := getenv("SPIRIT_KEYRING_PASSWORD"); p != "" {
-				return p, nil
-			}
-			if cfg.Prompt == nil {
-				return "", ErrNoKeyringPassword
-			}
-			return cfg.Prompt("Password for the spirit file keyring: ")
-		}
-	default:
-		kc.AllowedBackends = []keyring.BackendType{keyring.BackendType(b)}
-	}
-	ring, err := keyring.Open(kc)
-	if err != nil {
-		return nil, fmt.Errorf("opening the keyring: %w (set SPIRIT_KEYRING_BACKEND=file where no keyring runs)", err)
-	}
-	return ring, nil
 }

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/99designs/keyring"
+	"github.com/spiritagents/spirit/internal/keyring"
 )
 
 // TestSecretServiceKeyring stores, reads and deletes a secret through a real
@@ -57,9 +57,9 @@ func TestSecretServiceKeyring(t *testing.T) {
 		_ = gk.Process.Signal(syscall.SIGTERM)
 		_ = gk.Wait()
 	})
-	// 99designs/keyring decides at package init whether a Secret Service
-	// runs, so the checks run in a child test process that starts with the
-	// bus address in its environment.
+	// The D-Bus library keeps one session bus connection per process, so
+	// the checks run in a child test process that starts with the bus
+	// address in its environment.
 	child := exec.Command(os.Args[0], "-test.run=^TestSecretServiceChild$", "-test.v")
 	child.Env = append(env, "SPIRIT_TEST_SECRET_SERVICE_CHILD=1")
 	out, err = child.CombinedOutput()
@@ -74,27 +74,35 @@ func TestSecretServiceChild(t *testing.T) {
 	if os.Getenv("SPIRIT_TEST_SECRET_SERVICE_CHILD") != "1" {
 		t.Skip("runs only as the child of TestSecretServiceKeyring")
 	}
+	// Without SPIRIT_KEYRING_BACKEND the system keyring is chosen, once it
+	// answers: the daemon needs a moment to take its bus name.
+	var store SecretStore
+	var info SecretStoreInfo
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		var err error
+		store, info, err = OpenSecretStore(SecretStoreConfig{FileDir: t.TempDir(), Timeout: 5 * time.Second})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if info.Kind == StoreSystem || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if info.Kind != StoreSystem || info.Backend != "secret-service" || info.Fallback {
+		t.Fatalf("store = %+v, want the Secret Service", info)
+	}
 	p := installFixtures(t, "kitchen")
 	h := newTestHost(t, p, func(o *Options) {
-		o.Secrets = NewSecrets(func() (keyring.Keyring, error) {
-			return OpenKeyring(KeyringConfig{Getenv: func(string) string { return "" }})
-		})
+		o.Secrets = NewSecrets(func() (SecretStore, error) { return store, nil })
 	})
 	ext, err := h.Extension("@fixture/kitchen")
 	if err != nil {
 		t.Fatal(err)
 	}
 	m := ext.Manifest
-	// The daemon needs a moment to take its bus name.
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		err = h.Secrets().Set(m, "api-key", " ss-value-123 ")
-		if err == nil || time.Now().After(deadline) {
-			break
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	if err != nil {
+	if err := h.Secrets().Set(m, "api-key", " ss-value-123 "); err != nil {
 		t.Fatalf("set: %v", err)
 	}
 	// Read it back straight from the keyring under the desktop app's account name.

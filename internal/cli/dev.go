@@ -6,6 +6,7 @@ import (
 	"hash/fnv"
 	"io"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -27,9 +28,10 @@ const devFlagUsage = "run the extension package in this directory as if installe
 const maxDevFiles = 10000
 
 // devPackages are the --dev package directories of one command: each is
-// loaded as if installed (same id, invocation names, settings and secrets),
+// loaded as if installed (same id, invocation names and settings),
 // shadowing an installed copy of its id, and nothing is written into the
-// install tree. Before each use the host asks for stamp, a fingerprint of
+// install tree. Its secrets are its own, by folder (devSecretAccount): a
+// folder that takes the id of an install never gets that install's secrets. Before each use the host asks for stamp, a fingerprint of
 // the files (paths, sizes, mtimes); when it changed, the list is read
 // again and a running extension whose fingerprint changed is disposed and
 // started fresh.
@@ -83,9 +85,47 @@ func withDev(errOut io.Writer, p *paths.Paths, dirs []string, opts *runtime.Opti
 			termtext.Fprintf(errOut, "warning: %s: %s%s\n", r.Path, pointerPrefix(pr.Pointer), pr.Message)
 		}
 	}
+	for _, r := range reports {
+		if installedDir(p, r.ID) {
+			termtext.Fprintf(errOut, "warning: --dev %s is %s, the id of an installed extension: this run uses the folder, with secrets of its own (set them with --dev, or pass --secret-env), not the installed one's\n", r.Path, r.ID)
+		}
+	}
 	opts.List = d.list
 	opts.ListStamp = d.stamp
+	if opts.Secrets != nil {
+		opts.Secrets.SetAccountFunc(d.secretAccount)
+	}
 	return nil
+}
+
+// installedDir says whether id is installed, enabled or not.
+func installedDir(p *paths.Paths, id string) bool {
+	for _, dir := range []string{p.PackageDir(id), p.DisabledPackageDir(id)} {
+		if _, err := os.Stat(dir); err == nil {
+			return true
+		}
+	}
+	return false
+}
+
+// devSecretAccount names a secret of the --dev package in dir: spirit's own
+// namespace, apart from the apps' accounts (runtime.SecretAccount) and from
+// every other folder.
+func devSecretAccount(dir, id, key string) string {
+	return "spirit-dev::" + dir + "::" + id + "::secret::" + key
+}
+
+// secretAccount names the secrets of the run: a --dev package's in its own
+// namespace, an install's as the apps name them.
+func (d *devPackages) secretAccount(id, key string) string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for _, dir := range d.dirs {
+		if d.ids[dir] == id {
+			return devSecretAccount(dir, id, key)
+		}
+	}
+	return runtime.SecretAccount(id, key)
 }
 
 func pointerPrefix(ptr string) string {

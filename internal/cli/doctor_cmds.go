@@ -11,6 +11,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/spiritagents/spirit/install"
+	"github.com/spiritagents/spirit/internal/termtext"
+	"github.com/spiritagents/spirit/runtime"
 	"github.com/spiritagents/spirit/sandbox"
 )
 
@@ -24,7 +26,8 @@ func newCmdDoctor(f *Factory, runF func(*DoctorOptions) error) *cobra.Command {
 		Short: "Check the sandbox, Node.js, keyring and data directory extensions run with",
 		Long: `Report how extensions would run here: which sandbox is in force (bwrap, or
 none and why), the Node.js version and whether its permission model is used,
-the keyring backend, the permissions of the data directory (a directory that
+the secret store in use and why (with a real write, read and delete in it),
+the permissions of the data directory (a directory that
 others can write lets them replace extensions), and every extension granted
 --unsandboxed. Problems are listed as warnings; the exit code is 0 unless the
 check itself fails.`,
@@ -61,12 +64,29 @@ type DoctorNode struct {
 	Error           string `json:"error,omitempty"`
 }
 
-// DoctorKeyring is where extension secrets are kept.
+// DoctorKeyring is where extension secrets are kept, and whether a secret
+// went there and back.
 type DoctorKeyring struct {
 	// Backend is "system" (Secret Service, KWallet, Keychain or Credential
-	// Manager) or the SPIRIT_KEYRING_BACKEND value.
+	// Manager) or "file"; when no store could be opened, the
+	// SPIRIT_KEYRING_BACKEND value, or "" without one.
 	Backend string `json:"backend"`
-	Dir     string `json:"dir,omitempty"`
+	// Store names the store in use: "Secret Service", "file /…/secrets.json".
+	Store string `json:"store"`
+	// System is the system keyring in use: secret-service, kwallet,
+	// keychain or wincred.
+	System string `json:"system,omitempty"`
+	// Dir and File are the file store's folder and file.
+	Dir  string `json:"dir,omitempty"`
+	File string `json:"file,omitempty"`
+	// Encrypted says the file store encrypts with SPIRIT_KEYRING_PASSWORD.
+	Encrypted bool `json:"encrypted"`
+	// Reason says why this store.
+	Reason string `json:"reason"`
+	// RoundTrip says a secret was written, read back and deleted.
+	RoundTrip bool `json:"roundTrip"`
+	// Error is why the store could not be opened or the round trip failed.
+	Error string `json:"error,omitempty"`
 }
 
 func runDoctor(ctx context.Context, opts *DoctorOptions) error {
@@ -92,14 +112,20 @@ func runDoctor(ctx context.Context, opts *DoctorOptions) error {
 		warn("Node.js: %s", rep.Node.Error)
 	}
 
-	rep.Keyring.Backend = strings.TrimSpace(f.Getenv("SPIRIT_KEYRING_BACKEND"))
-	switch rep.Keyring.Backend {
-	case "":
-		rep.Keyring.Backend = "system"
-	case "file":
-		rep.Keyring.Dir = keyringDir(p.DataDir)
-		if f.Getenv("SPIRIT_KEYRING_PASSWORD") != "" {
-			warn("the file keyring's password is in spirit's environment (SPIRIT_KEYRING_PASSWORD); any process of yours that can read spirit's environment can open the keyring")
+	rep.Keyring, err = secretRoundTrip(f, p.DataDir)
+	if err != nil {
+		rep.Keyring.Error = err.Error()
+		if rep.Keyring.Backend == "" {
+			rep.Keyring.Backend = strings.TrimSpace(f.Getenv("SPIRIT_KEYRING_BACKEND"))
+		}
+		warn("secrets cannot be kept: %v", err)
+	}
+	if rep.Keyring.Backend == runtime.StoreFile {
+		if rep.Keyring.Encrypted && f.Getenv("SPIRIT_KEYRING_PASSWORD") != "" {
+			warn("the file store's password is in spirit's environment (SPIRIT_KEYRING_PASSWORD); any process of yours that can read spirit's environment can open the store")
+		}
+		if fi, err := os.Stat(rep.Keyring.File); err == nil && fi.Mode().Perm()&0o077 != 0 {
+			warn("%s is readable or writable by group or others (mode %04o); run chmod 600 %s", rep.Keyring.File, fi.Mode().Perm(), rep.Keyring.File)
 		}
 	}
 
@@ -152,10 +178,13 @@ func runDoctor(ctx context.Context, opts *DoctorOptions) error {
 	default:
 		fmt.Fprintf(w, "node: %s %s (no permission model)\n", rep.Node.Path, rep.Node.Version)
 	}
-	if rep.Keyring.Dir != "" {
-		fmt.Fprintf(w, "keyring: %s (%s)\n", rep.Keyring.Backend, rep.Keyring.Dir)
-	} else {
-		fmt.Fprintf(w, "keyring: %s\n", rep.Keyring.Backend)
+	switch {
+	case rep.Keyring.Error != "" && rep.Keyring.Store == "":
+		termtext.Fprintf(w, "keyring: none (%s)\n", rep.Keyring.Error)
+	case rep.Keyring.Error != "":
+		termtext.Fprintf(w, "keyring: %s (%s); round trip failed: %s\n", rep.Keyring.Store, rep.Keyring.Reason, rep.Keyring.Error)
+	default:
+		termtext.Fprintf(w, "keyring: %s (%s); round trip ok\n", rep.Keyring.Store, rep.Keyring.Reason)
 	}
 	fmt.Fprintf(w, "data directory: %s\n", rep.DataDir)
 	fmt.Fprintf(w, "unsandboxed extensions: %s\n", listOrNone(rep.Unsandboxed))

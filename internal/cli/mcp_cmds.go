@@ -9,7 +9,6 @@ import (
 	"os/exec"
 	"time"
 
-	"github.com/99designs/keyring"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 
@@ -142,9 +141,7 @@ func runMCPServe(ctx context.Context, opts *MCPServeOptions) error {
 	}
 	// Standard input may be the protocol, so the file keyring is never
 	// unlocked by a prompt here: SPIRIT_KEYRING_PASSWORD or nothing.
-	secrets := runtime.NewSecrets(func() (keyring.Keyring, error) {
-		return runtime.OpenKeyring(runtime.KeyringConfig{Getenv: opts.Getenv, FileDir: keyringDir(p.DataDir)})
-	})
+	secrets := openSecrets(opts.Getenv, ios.ErrOut, p.DataDir, nil)
 	ropts := runtime.Options{Paths: p, Getenv: opts.Getenv, Secrets: secrets, CallTimeout: opts.Timeout, Confine: confineWith(opts.Confiner, p),
 		IdleTimeout: opts.IdleTimeout}
 	if err := withDev(ios.ErrOut, p, opts.Dev, &ropts); err != nil {

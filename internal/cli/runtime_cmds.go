@@ -5,12 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"text/tabwriter"
 	"time"
 
-	"github.com/99designs/keyring"
 	"github.com/spf13/cobra"
 
 	"github.com/spiritagents/spirit/internal/termtext"
@@ -27,22 +25,6 @@ func addRuntimeCommands(parent *cobra.Command, f *Factory) {
 		newCmdSettings(f),
 		newCmdSecrets(f),
 	)
-}
-
-// keyringDir is where the encrypted file keyring (SPIRIT_KEYRING_BACKEND=file) lives.
-func keyringDir(dataDir string) string { return filepath.Join(dataDir, "spirit-keyring") }
-
-// newSecrets returns the secret store of the command line: the OS keyring,
-// or the file keyring whose password comes from SPIRIT_KEYRING_PASSWORD or
-// a masked prompt.
-func newSecrets(f *Factory, dataDir string) *runtime.Secrets {
-	return runtime.NewSecrets(func() (keyring.Keyring, error) {
-		cfg := runtime.KeyringConfig{Getenv: f.Getenv, FileDir: keyringDir(dataDir)}
-		if f.IO.CanPrompt() {
-			cfg.Prompt = func(msg string) (string, error) { return f.IO.Prompter().Password("%s", msg) }
-		}
-		return runtime.OpenKeyring(cfg)
-	})
 }
 
 // newHost builds the runtime host of the chosen data dir and host kind,
@@ -87,8 +69,8 @@ func hostError(err error) error {
 		return withHint(err, "see the installed extensions with: spirit extension list")
 	case errors.Is(err, runtime.ErrUnknownTool):
 		return withHint(err, "see the tool names with: spirit extension tools")
-	case errors.Is(err, runtime.ErrNoKeyringPassword):
-		return withHint(err, "or run at a terminal to be asked for it")
+	case errors.Is(err, runtime.ErrNoKeyringPassword), errors.Is(err, runtime.ErrKeyringTimeout):
+		return secretStoreError(err)
 	case errors.As(err, &xe):
 		return err
 	}
@@ -193,6 +175,9 @@ type CallOptions struct {
 	Note    string
 	NoteSet bool
 	Dev     []string
+	// SecretEnv are --secret-env KEY=ENVNAME: secrets of the called
+	// extension for this run, from the environment, stored nowhere.
+	SecretEnv []string
 
 	// RawFields (-f key=value) and Fields (-F key=value) are set on the
 	// --args object.
@@ -234,6 +219,7 @@ takes it from --note.`,
 	cmd.Flags().BoolVarP(&opts.Yes, "yes", "y", false, "approve a need-approval tool without asking")
 	cmd.Flags().StringVar(&opts.Note, "note", "", "execution note for a need-questions tool")
 	cmd.Flags().StringArrayVar(&opts.Dev, "dev", nil, devFlagUsage)
+	cmd.Flags().StringArrayVar(&opts.SecretEnv, "secret-env", nil, "give the called extension's secret slot `KEY=ENVNAME` the value of that environment variable for this run, stored nowhere (repeatable)")
 	return cmd
 }
 
@@ -246,12 +232,16 @@ func runCall(ctx context.Context, opts *CallOptions) error {
 	if err != nil {
 		return err
 	}
+	runSecrets, err := parseSecretEnv(f.Getenv, opts.SecretEnv)
+	if err != nil {
+		return err
+	}
 	h, err := newHost(f, opts.Timeout, opts.Dev)
 	if err != nil {
 		return err
 	}
 	defer closeHost(f, h)
-	req := runtime.CallRequest{Name: opts.Name, Arguments: args, Approved: opts.Yes}
+	req := runtime.CallRequest{Name: opts.Name, Arguments: args, Approved: opts.Yes, Secrets: runSecrets}
 	if opts.NoteSet || opts.Yes {
 		req.QuestionsResult = noteResult(opts.Note)
 	}

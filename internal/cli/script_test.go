@@ -1,9 +1,11 @@
 package cli
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -29,6 +31,7 @@ func TestScript(t *testing.T) {
 		Dir:                 "testdata/script",
 		RequireExplicitExec: true,
 		Cmds:                scriptCmds(),
+		Condition:           scriptCondition,
 		UpdateScripts:       goldenfile.Update(),
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("REPO", repo)
@@ -42,4 +45,15 @@ func TestScript(t *testing.T) {
 			return nil
 		},
 	})
+}
+
+// scriptCondition answers [sessionbus]: a D-Bus session bus sits at the
+// place the bus library looks without DBUS_SESSION_BUS_ADDRESS, so a script
+// cannot take it away.
+func scriptCondition(cond string) (bool, error) {
+	if cond == "sessionbus" {
+		_, err := os.Stat(filepath.Join("/run/user", strconv.Itoa(os.Getuid()), "bus"))
+		return err == nil, nil
+	}
+	return false, fmt.Errorf("unknown condition %q", cond)
 }

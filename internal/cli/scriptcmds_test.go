@@ -18,7 +18,7 @@ import (
 //	mkzip OUT.zip DIR [PREFIX]   zip DIR's files, each name under PREFIX (default none)
 //	mktgz OUT.tgz DIR [PREFIX]   gzip tarball of DIR's files under PREFIX (default "package")
 func scriptCmds() map[string]func(ts *testscript.TestScript, neg bool, args []string) {
-	return map[string]func(ts *testscript.TestScript, neg bool, args []string){
+	cmds := map[string]func(ts *testscript.TestScript, neg bool, args []string){
 		"mkzip": func(ts *testscript.TestScript, neg bool, args []string) {
 			out, dir, prefix := archiveArgs(ts, neg, args, "")
 			f, err := os.Create(out)
@@ -49,6 +49,8 @@ func scriptCmds() map[string]func(ts *testscript.TestScript, neg bool, args []st
 			ts.Check(f.Close())
 		},
 	}
+	addSecretScriptCmds(cmds)
+	return cmds
 }
 
 func archiveArgs(ts *testscript.TestScript, neg bool, args []string, defPrefix string) (out, dir, prefix string) {

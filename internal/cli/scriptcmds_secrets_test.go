@@ -1,0 +1,81 @@
+package cli
+
+import (
+	"net"
+	"os"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/rogpeppe/go-internal/testscript"
+)
+
+// addSecretScriptCmds adds the commands of the secret store scripts:
+//
+//	silentbus PATH        a Unix socket at PATH that accepts D-Bus clients and never answers
+//	clock start           remember the time
+//	clock below DURATION  fail unless less than DURATION passed since clock start
+//	filemode PATH MODE    fail unless PATH's permission bits are the octal MODE
+func addSecretScriptCmds(cmds map[string]func(ts *testscript.TestScript, neg bool, args []string)) {
+	cmds["silentbus"] = func(ts *testscript.TestScript, neg bool, args []string) {
+		if neg || len(args) != 1 {
+			ts.Fatalf("usage: silentbus PATH")
+		}
+		ln, err := net.Listen("unix", ts.MkAbs(args[0]))
+		ts.Check(err)
+		var mu sync.Mutex
+		var conns []net.Conn
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			for {
+				c, err := ln.Accept()
+				if err != nil {
+					return
+				}
+				mu.Lock()
+				conns = append(conns, c)
+				mu.Unlock()
+			}
+		}()
+		ts.Defer(func() {
+			ln.Close()
+			<-done
+			mu.Lock()
+			defer mu.Unlock()
+			for _, c := range conns {
+				c.Close()
+			}
+		})
+	}
+	cmds["clock"] = func(ts *testscript.TestScript, neg bool, args []string) {
+		switch {
+		case len(args) == 1 && args[0] == "start" && !neg:
+			ts.Setenv("CLOCK_START", strconv.FormatInt(time.Now().UnixNano(), 10))
+		case len(args) == 2 && args[0] == "below":
+			start, err := strconv.ParseInt(ts.Getenv("CLOCK_START"), 10, 64)
+			ts.Check(err)
+			limit, err := time.ParseDuration(args[1])
+			ts.Check(err)
+			took := time.Since(time.Unix(0, start))
+			if (took < limit) == neg {
+				ts.Fatalf("%v passed since clock start (limit %v)", took, limit)
+			}
+			ts.Logf("%v passed since clock start", took)
+		default:
+			ts.Fatalf("usage: clock start | clock below DURATION")
+		}
+	}
+	cmds["filemode"] = func(ts *testscript.TestScript, neg bool, args []string) {
+		if len(args) != 2 {
+			ts.Fatalf("usage: filemode PATH MODE")
+		}
+		want, err := strconv.ParseUint(args[1], 8, 32)
+		ts.Check(err)
+		fi, err := os.Stat(ts.MkAbs(args[0]))
+		ts.Check(err)
+		if (uint64(fi.Mode().Perm()) == want) == neg {
+			ts.Fatalf("%s has mode %04o", args[0], fi.Mode().Perm())
+		}
+	}
+}
