@@ -11,7 +11,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"github.com/spiritagents/spirit/install"
@@ -300,7 +299,7 @@ func (h *Host) stop(p *process) error {
 	_ = p.conn.close()
 	select {
 	case <-p.exited:
-		_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
+		killGroup(p.cmd.Process.Pid)
 		return err
 	case <-time.After(h.opts.DisposeTimeout):
 	}
@@ -318,18 +317,18 @@ func (h *Host) kill(p *process) {
 	killDescendants(pid)
 	select {
 	case <-p.exited:
-		_ = syscall.Kill(-pid, syscall.SIGKILL)
+		killGroup(pid)
 		return
 	default:
 	}
-	if err := syscall.Kill(-pid, syscall.SIGTERM); err != nil {
+	if err := termGroup(pid); err != nil {
 		_ = p.cmd.Process.Kill()
 	}
 	select {
 	case <-p.exited:
 	case <-time.After(h.opts.KillGrace):
 	}
-	_ = syscall.Kill(-pid, syscall.SIGKILL)
+	killGroup(pid)
 	<-p.exited
 }
 
