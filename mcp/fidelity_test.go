@@ -111,3 +111,27 @@ func TestErrorTextIsTheApps(t *testing.T) {
 		}
 	}
 }
+
+// TestInstalledWarnings: an installed extension that breaks only a strict
+// rule of spirit's (a select without options) is served, as the apps serve
+// it, and the server warns about it once.
+func TestInstalledWarnings(t *testing.T) {
+	p := paths.New(t.TempDir(), paths.HostCLI)
+	installFixture(t, p, "strict-installed")
+	s, _, w := newServer(t, p, serverOptions{})
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	for range 2 {
+		if err := s.Sync(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	name := runtime.BaseInvocationName("@fixture/strict-installed", "hello")
+	if _, ok := s.lookup(name); !ok {
+		t.Errorf("%s is not served", name)
+	}
+	const want = "@fixture/strict-installed: spirit would refuse to install this: Extension setting color is a select but declares no options."
+	if got := w.String(); strings.Count(got, want) != 1 {
+		t.Errorf("warnings = %q, want %q once", got, want)
+	}
+}

@@ -318,6 +318,29 @@ func (h *Host) listNow() ([]install.Installed, []toolEntry, error) {
 	return h.listed, h.tools, nil
 }
 
+// ExtensionWarning is what spirit's install would refuse in an installed
+// extension that the apps accept (install.Installed.Warnings): the
+// extension is used as the apps use it, and these are shown.
+type ExtensionWarning struct {
+	ExtensionID string
+	Warnings    []string
+}
+
+// Warnings returns the warnings of the installed extensions, in list order.
+func (h *Host) Warnings() ([]ExtensionWarning, error) {
+	exts, _, err := h.list()
+	if err != nil {
+		return nil, err
+	}
+	var out []ExtensionWarning
+	for i := range exts {
+		if exts[i].Manifest != nil && len(exts[i].Warnings) > 0 {
+			out = append(out, ExtensionWarning{ExtensionID: exts[i].ID, Warnings: slices.Clone(exts[i].Warnings)})
+		}
+	}
+	return out, nil
+}
+
 // Extension returns the installed extension id.
 func (h *Host) Extension(id string) (*install.Installed, error) {
 	id = manifest.TrimJS(id)
