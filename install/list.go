@@ -153,13 +153,21 @@ func List(p *paths.Paths) ([]Installed, error) {
 }
 
 func sortInstalled(list []Installed) {
+	cmp := ListOrder()
+	slices.SortStableFunc(list, func(a, b Installed) int { return cmp(&a, &b) })
+}
+
+// ListOrder returns a comparison of installs in the apps' list order: by
+// display name (Chinese collation), then by id (English collation). The
+// function it returns is for one goroutine.
+func ListOrder() func(a, b *Installed) int {
 	zh, en := collate.Chinese(), collate.English()
-	slices.SortStableFunc(list, func(a, b Installed) int {
+	return func(a, b *Installed) int {
 		if c := zh.Compare(a.DisplayName(), b.DisplayName()); c != 0 {
 			return c
 		}
 		return en.Compare(a.ID, b.ID)
-	})
+	}
 }
 
 // Find returns the install of id (exact match, like the reference), or

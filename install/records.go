@@ -219,19 +219,20 @@ type MarketplaceOrigin struct {
 	Index string
 	// ExtensionID and PackageName are the entry's ids.
 	ExtensionID, PackageName string
-	// Official is set when Index is the official index, which installs
-	// recorded without an index (by the Spirit Agent apps, or by spirit
-	// before it recorded the index) are taken to come from.
+	// Official is set when Index is the official index, which spirit's
+	// records without an index (made before it recorded the index) are
+	// taken to come from.
 	Official bool
 }
 
 // Owns reports whether the install recorded by e and r came from o: a
 // marketplace install of the same extension id from the same index. An
-// install with no spirit record counts only when the reference's entry
-// says marketplace, the id is o's package name and o is the official index.
+// install with no spirit record (the apps made it) counts when the apps'
+// entry says marketplace and the id is o's package name, from any index:
+// the apps record no index and update it from whichever they read.
 func (o MarketplaceOrigin) Owns(e *Entry, r *Record) bool {
 	if r == nil {
-		return e != nil && e.InstallSource == SourceMarketplace && o.Official && e.ID == o.PackageName
+		return e != nil && e.InstallSource == SourceMarketplace && e.ID == o.PackageName
 	}
 	if r.InstallSource != SourceMarketplace || r.MarketplaceID == "" || r.MarketplaceID != o.ExtensionID {
 		return false

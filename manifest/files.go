@@ -137,19 +137,24 @@ func (d *dirFS) Stat(name string) (fs.FileInfo, error) {
 }
 
 // checkFile looks up a file the manifest names: it must exist, be a
-// regular file, and stay inside the package.
+// regular file, and stay inside the package. The apps check none of this
+// for an installed package (main only when it is installed), so these are
+// strict rules; main's escape through a symlink stays an error, so spirit
+// never runs code from outside the package.
 func (v *validator) checkFile(ptr, label, p, missing string) {
 	if _, err := SafeRelativePath(label, p); err != nil {
 		return // already reported
 	}
 	info, err := fs.Stat(v.fsys, lookupPath(p))
 	switch {
-	case errors.Is(err, ErrEscapes):
+	case errors.Is(err, ErrEscapes) && ptr == "/main":
 		v.errorf(ptr, "Extension %s escapes the package through a symlink: %s", label, p)
+	case errors.Is(err, ErrEscapes):
+		v.strictf(ptr, "Extension %s escapes the package through a symlink: %s", label, p)
 	case err != nil:
-		v.errorf(ptr, "%s", missing)
+		v.strictf(ptr, "%s", missing)
 	case info.IsDir():
-		v.errorf(ptr, "Extension %s names a directory, not a file: %s", label, p)
+		v.strictf(ptr, "Extension %s names a directory, not a file: %s", label, p)
 	}
 }
 

@@ -42,7 +42,7 @@ type Options struct {
 // reading the CLI hooks file. Problems come in the order the reference
 // checks them, followed by the file rules and the warnings.
 func Validate(data []byte, fsys fs.FS, opts Options) *Report {
-	v := &validator{fsys: fsys, report: &Report{}, data: data, blockFailed: map[string]bool{}}
+	v := &validator{installed: opts.Installed, fsys: fsys, report: &Report{}, data: data, blockFailed: map[string]bool{}}
 	doc, ok := v.decode(data)
 	if ok {
 		v.validate(doc, opts)
@@ -56,11 +56,14 @@ func Validate(data []byte, fsys fs.FS, opts Options) *Report {
 }
 
 type validator struct {
-	fsys   fs.FS
-	data   []byte
-	report *Report
-	fails  map[string]failure
-	m      *Manifest
+	// installed says the package is installed already (Options.Installed):
+	// strict rules the apps lack are warnings (strictf).
+	installed bool
+	fsys      fs.FS
+	data      []byte
+	report    *Report
+	fails     map[string]failure
+	m         *Manifest
 	// toolIndex and cssIndex give, for each parsed tool and stylesheet,
 	// its index in package.json (items that failed are left out of m).
 	toolIndex, cssIndex []int
@@ -87,6 +90,17 @@ func (v *validator) errorf(ptr, format string, a ...any) {
 
 func (v *validator) warnf(ptr, format string, a ...any) {
 	v.add(ptr, SeverityWarning, fmt.Sprintf(format, a...))
+}
+
+// strictf reports a rule of spirit's that the apps lack: an error for a
+// package being installed, a warning for one installed already (the apps
+// expose it, and so does spirit).
+func (v *validator) strictf(ptr, format string, a ...any) {
+	if v.installed {
+		v.warnf(ptr, format, a...)
+		return
+	}
+	v.errorf(ptr, format, a...)
 }
 
 // fail returns how the schema said the value at ptr is wrong.
@@ -586,11 +600,11 @@ func (v *validator) settingOptions(obj map[string]any, ptr, label string, s *Set
 		return
 	}
 	if list, _ := opts.([]any); !present || len(list) == 0 {
-		v.errorf(p, "Extension setting %s is a select but declares no options.", s.Key)
+		v.strictf(p, "Extension setting %s is a select but declares no options.", s.Key)
 		return
 	}
 	if d, ok := s.DefaultValue.(string); ok && len(s.Options) > 0 && !slices.ContainsFunc(s.Options, func(o Option) bool { return o.Value == d }) {
-		v.errorf(ptr+"/defaultValue", "Extension setting %s has a default value that is not one of its options: %s", s.Key, d)
+		v.strictf(ptr+"/defaultValue", "Extension setting %s has a default value that is not one of its options: %s", s.Key, d)
 	}
 }
 
@@ -607,7 +621,7 @@ func (v *validator) itemKey(obj map[string]any, ptr, label, what string, seen ma
 		return key
 	}
 	if seen[key] {
-		v.errorf(ptr+"/key", "Duplicate extension %s: %s", what, key)
+		v.strictf(ptr+"/key", "Duplicate extension %s: %s", what, key)
 	}
 	seen[key] = true
 	return key

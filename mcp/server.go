@@ -87,6 +87,8 @@ type Server struct {
 	stopOnce sync.Once
 
 	syncMu sync.Mutex
+	// warned holds the install warnings reported already (under syncMu).
+	warned map[string]bool
 	mu     sync.Mutex
 	tools  map[string]registered
 
@@ -187,6 +189,28 @@ func (s *Server) Close() error {
 	return nil
 }
 
+// warnInstalled reports, once each, what spirit's install would refuse in
+// an installed extension that the apps accept; it is served all the same.
+func (s *Server) warnInstalled() {
+	warns, err := s.host.Warnings()
+	if err != nil {
+		return
+	}
+	for _, w := range warns {
+		for _, msg := range w.Warnings {
+			key := w.ExtensionID + "\x00" + msg
+			if s.warned[key] {
+				continue
+			}
+			if s.warned == nil {
+				s.warned = map[string]bool{}
+			}
+			s.warned[key] = true
+			s.warn(fmt.Errorf("%s: %s", w.ExtensionID, msg))
+		}
+	}
+}
+
 func (s *Server) warn(err error) {
 	if s.opts.Reporter != nil && err != nil {
 		s.opts.Reporter.Warn(err)
@@ -220,6 +244,7 @@ func (s *Server) Sync(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("reading the installed tools: %w", err)
 	}
+	s.warnInstalled()
 	next := map[string]registered{}
 	defs := map[string]*sdk.Tool{}
 	for _, t := range tools {

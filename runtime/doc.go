@@ -24,7 +24,7 @@
 //     crashed or stopped one is started again at its next use. One
 //     extension's failure never reaches another.
 //   - Model-facing tool names are the reference's, to the byte (spec §5.5);
-//     collision suffixes are given in byte order of extension id.
+//     collision suffixes follow the apps' list order (display name, then id).
 //
 // A Host is safe for concurrent use.
 package runtime

@@ -343,6 +343,29 @@ func (h *Host) listNow() ([]install.Installed, []toolEntry, error) {
 	return h.listed, h.tools, nil
 }
 
+// ExtensionWarning is what spirit's install would refuse in an installed
+// extension that the apps accept (install.Installed.Warnings): the
+// extension is used as the apps use it, and these are shown.
+type ExtensionWarning struct {
+	ExtensionID string
+	Warnings    []string
+}
+
+// Warnings returns the warnings of the installed extensions, in list order.
+func (h *Host) Warnings() ([]ExtensionWarning, error) {
+	exts, _, err := h.list()
+	if err != nil {
+		return nil, err
+	}
+	var out []ExtensionWarning
+	for i := range exts {
+		if exts[i].Manifest != nil && len(exts[i].Warnings) > 0 {
+			out = append(out, ExtensionWarning{ExtensionID: exts[i].ID, Warnings: slices.Clone(exts[i].Warnings)})
+		}
+	}
+	return out, nil
+}
+
 // Extension returns the installed extension id.
 func (h *Host) Extension(id string) (*install.Installed, error) {
 	id = manifest.TrimJS(id)
@@ -370,29 +393,18 @@ func exposes(m *manifest.Manifest) bool {
 	return m != nil && m.Main != "" && m.HasCapability(CapToolDefinitions) && m.HasCapability(CapToolExecution)
 }
 
-// exposedTools names every exposed tool; names are given in install order
-// (the earliest installed first, then byte order of id), then manifest
-// order, so among colliding extensions the one installed first keeps the
-// bare names and an install never moves a name to the newcomer. They are
-// returned in list order.
+// exposedTools names every exposed tool as the apps name it (see
+// assignNames) and returns them in list order, then manifest order.
 func exposedTools(exts []install.Installed) []toolEntry {
+	names := assignNames(exts)
 	order := make([]int, 0, len(exts))
 	for i := range exts {
 		if exposes(exts[i].Manifest) {
 			order = append(order, i)
 		}
 	}
-	byAge := slices.Clone(order)
-	slices.SortStableFunc(byAge, func(a, b int) int {
-		return cmp.Or(cmp.Compare(firstInstalled(&exts[a]), firstInstalled(&exts[b])), strings.Compare(exts[a].ID, exts[b].ID))
-	})
-	names := map[int][]string{}
-	used := map[string]bool{}
-	for _, i := range byAge {
-		for _, t := range exts[i].Manifest.Tools() {
-			names[i] = append(names[i], uniqueName(BaseInvocationName(exts[i].ID, t.Name), used))
-		}
-	}
+	byList := install.ListOrder()
+	slices.SortStableFunc(order, func(a, b int) int { return byList(&exts[a], &exts[b]) })
 	var out []toolEntry
 	for _, i := range order {
 		ext := &exts[i]
@@ -411,16 +423,6 @@ func exposedTools(exts []install.Installed) []toolEntry {
 		}
 	}
 	return out
-}
-
-// firstInstalled is when ext was first installed, as far as the records
-// tell: spirit's record keeps it across replaces; an install by the apps
-// has only its latest install time.
-func firstInstalled(ext *install.Installed) int64 {
-	if ext.Record != nil && ext.Record.FirstInstalledAtUnixMs != 0 {
-		return ext.Record.FirstInstalledAtUnixMs
-	}
-	return ext.InstalledAtUnixMs
 }
 
 // Tools returns the model-facing tools in list order, then manifest order.

@@ -142,7 +142,7 @@ func TestHost(t *testing.T) {
 		}
 	})
 
-	t.Run("collision suffix by install order, then byte order of id", func(t *testing.T) {
+	t.Run("collision suffix by the apps' list order", func(t *testing.T) {
 		tools, err := h.Tools(ctx)
 		if err != nil {
 			t.Fatal(err)
@@ -156,8 +156,8 @@ func TestHost(t *testing.T) {
 			}
 		}
 		want := map[string]string{
-			"@example/spirit-extension":     "extension__example_spirit_e__lookup_item__8b3b40e0",
-			"@example/spirit-extension-two": "extension__example_spirit_e__lookup_item__8b3b40e0__1",
+			"@example/spirit-extension-two": "extension__example_spirit_e__lookup_item__8b3b40e0",
+			"@example/spirit-extension":     "extension__example_spirit_e__lookup_item__8b3b40e0__1",
 		}
 		for id, name := range want {
 			if got[id] != name {

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/spiritagents/spirit/install"
+	"github.com/spiritagents/spirit/manifest"
 )
 
 func TestBaseInvocationName(t *testing.T) {
@@ -79,32 +80,67 @@ func FuzzInvocationName(f *testing.F) {
 	})
 }
 
-func TestNameCollision(t *testing.T) {
-	installed := []install.Installed{{ID: "@acme/weather"}, {ID: "other"}}
+// ext is an installed extension with tools named both ways the apps need.
+func ext(id, display string, tools ...string) install.Installed {
+	m := &manifest.Manifest{ID: id, Name: display, Main: "index.js",
+		RequestedCapabilities: []string{CapToolDefinitions, CapToolExecution}, Contributes: &manifest.Contributes{}}
+	for _, t := range tools {
+		m.Contributes.Tools = append(m.Contributes.Tools, manifest.Tool{Name: t})
+	}
+	return install.Installed{ID: id, Manifest: m}
+}
+
+// TestCheckNames: an install is a collision only when an actual invocation
+// name would be shared (same 16-character id prefix and same tool name),
+// and the report follows the apps' list order.
+func TestCheckNames(t *testing.T) {
+	installed := []install.Installed{ext("@acme/weather", "Weather", "forecast"), ext("other", "Other", "forecast")}
 	tests := []struct {
-		name, id, want string
-		ok             bool
+		name     string
+		incoming install.Installed
+		want     string // "" for no collision
 	}{
-		{"takeover by punctuation", "@acme-/weather", "@acme/weather", true},
-		{"a longer id", "@acme/weather-2", "", false},
-		{"case", "@ACME/Weather", "@acme/weather", true},
-		{"distinct", "@acme/rain", "", false},
-		{"the installed id itself (replace)", "@acme/weather", "", false},
+		{"same prefix, another tool", ext("acme.weather", "Local", "local"), ""},
+		{"same prefix, same tool", ext("@acme-/weather", "Weather", "forecast"), "@acme/weather"},
+		{"case", ext("@ACME/Weather", "W", "Forecast"), "@acme/weather"},
+		{"long ids of one scope", ext("@acme/weather-extension-two", "Two", "forecast"), ""},
+		{"the installed id itself (replace)", ext("@acme/weather", "Weather", "forecast"), ""},
+		{"no tool capabilities", install.Installed{ID: "@acme-/weather", Manifest: &manifest.Manifest{ID: "@acme-/weather", Name: "W",
+			Contributes: &manifest.Contributes{Tools: []manifest.Tool{{Name: "forecast"}}}}}, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, ok := NameCollision(installed, tt.id)
-			if got != tt.want || ok != tt.ok {
-				t.Errorf("NameCollision(%q) = %q, %v; want %q, %v", tt.id, got, ok, tt.want, tt.ok)
+			e := CheckNames(installed, tt.incoming.Manifest)
+			switch {
+			case tt.want == "" && e != nil:
+				t.Errorf("CheckNames = %v, want none", e)
+			case tt.want != "" && (e == nil || len(e.Installed) != 1 || e.Installed[0] != tt.want):
+				t.Errorf("CheckNames = %v, want a collision with %s", e, tt.want)
 			}
 		})
 	}
+	// "@acme-/weather" sorts before "@acme/weather" (same display name):
+	// the newcomer would take the bare name and the installed one move.
+	e := CheckNames(installed, ext("@acme-/weather", "Weather", "forecast").Manifest)
+	base := BaseInvocationName("@acme/weather", "forecast")
+	if len(e.Shared) != 1 || e.Shared[0].Owner != "@acme-/weather/forecast" ||
+		len(e.Moves) != 1 || e.Moves[0] != (NameMove{Tool: "@acme/weather/forecast", From: base, To: base + "__1"}) {
+		t.Errorf("report = %+v", e)
+	}
+	// an update that adds a colliding tool is a new collision
+	if e := CheckNames(installed, ext("@acme/weather", "Weather", "forecast", "x").Manifest); e != nil {
+		t.Errorf("update with a new, free tool: %v", e)
+	}
+	if e := CheckNames(append(installed, ext("acme.weather", "Local", "local")), ext("@acme/weather", "Weather", "forecast", "local").Manifest); e == nil {
+		t.Error("an update that adds a tool another extension has: no collision reported")
+	}
 }
 
-// Among colliding extensions the one installed first keeps the bare names,
-// whatever the byte order of the ids; spirit's record of the first install
-// wins over the latest install time.
-func TestCollisionInstallOrder(t *testing.T) {
+// Among colliding extensions the first in the apps' list order (display
+// name, then id) has the bare names, whatever the install times; an
+// extension the apps name but spirit does not expose (no main) still takes
+// its name, so the two agree.
+func TestCollisionListOrder(t *testing.T) {
 	p := installFixtures(t, "collide-one", "collide-two")
 	exts, err := install.List(p)
 	if err != nil {
@@ -119,23 +155,23 @@ func TestCollisionInstallOrder(t *testing.T) {
 	}
 	const bare = "extension__example_spirit_e__lookup_item__8b3b40e0"
 	for i := range exts {
-		exts[i].InstalledAtUnixMs = 200
+		exts[i].InstalledAtUnixMs = 100
 		if exts[i].ID == "@example/spirit-extension-two" {
-			exts[i].InstalledAtUnixMs = 100 // installed first, sorts second
+			exts[i].InstalledAtUnixMs = 200 // installed later, "Alpha" sorts first
 		}
 	}
 	if got := names(); got["@example/spirit-extension-two"] != bare || got["@example/spirit-extension"] != bare+"__1" {
-		t.Fatalf("by install time: %v", got)
+		t.Fatalf("by list order: %v", got)
 	}
-	// -two was updated later, but spirit recorded its first install.
 	for i := range exts {
 		if exts[i].ID == "@example/spirit-extension-two" {
-			exts[i].InstalledAtUnixMs = 300
-			exts[i].Record = &install.Record{FirstInstalledAtUnixMs: 100}
+			m := *exts[i].Manifest
+			m.Main = ""
+			exts[i].Manifest = &m
 		}
 	}
-	if got := names(); got["@example/spirit-extension-two"] != bare {
-		t.Fatalf("after an update: %v", got)
+	if got := names(); got["@example/spirit-extension"] != bare+"__1" || len(got) != 1 {
+		t.Fatalf("beside an extension without main: %v", got)
 	}
 }
 

@@ -188,8 +188,7 @@ func (d *devPackages) list() ([]install.Installed, error) {
 			exts = append(exts, dev)
 			continue
 		}
-		// Keep the installed copy's first install time, so tool names
-		// that collide are given as with the installed copy.
+		// Keep the installed copy's first install time.
 		dev.Record.FirstInstalledAtUnixMs = firstInstalledAt(&exts[i], d.start)
 		exts[i] = dev
 	}

@@ -124,14 +124,20 @@ func printError(w io.Writer, err error, asJSON bool) {
 	if code == ExitUsage && hint == "" {
 		hint = "run with --help for usage"
 	}
+	location := ""
+	var lo interface{ Location() string }
+	if errors.As(err, &lo) {
+		location = lo.Location()
+	}
 	if asJSON {
 		enc := json.NewEncoder(w)
 		enc.SetEscapeHTML(false)
 		_ = enc.Encode(struct {
 			Error    string `json:"error"`
+			Location string `json:"location,omitempty"`
 			Hint     string `json:"hint,omitempty"`
 			ExitCode int    `json:"exitCode"`
-		}{msg, hint, code})
+		}{msg, location, hint, code})
 		return
 	}
 	if err == errInterrupted {
@@ -140,6 +146,9 @@ func printError(w io.Writer, err error, asJSON bool) {
 	}
 	if msg != "" {
 		termtext.Fprintf(w, "Error: %s\n", termtext.Multiline(strings.TrimRight(msg, "\n")))
+	}
+	if location != "" {
+		termtext.Fprintf(w, "%s\n", location)
 	}
 	if hint != "" {
 		termtext.Fprintf(w, "Hint: %s\n", hint)

@@ -228,17 +228,24 @@ func printInstalled(f *Factory, verb string, res *install.Result) {
 // installWithConfirm installs, asking before a downgrade when it can.
 func installWithConfirm(ctx context.Context, opts *InstallOptions, in *install.Installer, req install.Request) (*install.Result, error) {
 	f := opts.f
-	if !opts.AllowNameCollision {
-		req.Check = func(m *manifest.Manifest) error {
-			list, err := install.List(in.Paths)
-			if err != nil {
+	var allowed *runtime.NameCollisionError
+	check := req.Check
+	req.Check = func(m *manifest.Manifest) error {
+		if check != nil {
+			if err := check(m); err != nil {
 				return err
 			}
-			if other, ok := runtime.NameCollision(list, m.ID); ok {
-				return &runtime.NameCollisionError{ID: m.ID, Installed: other}
-			}
-			return nil
 		}
+		list, err := install.List(in.Paths)
+		if err != nil {
+			return err
+		}
+		ne := runtime.CheckNames(list, m)
+		if ne != nil && !opts.AllowNameCollision {
+			return ne
+		}
+		allowed = ne
+		return nil
 	}
 	res, err := in.Install(ctx, req)
 	var de *install.DowngradeError
@@ -255,12 +262,18 @@ func installWithConfirm(ctx context.Context, opts *InstallOptions, in *install.I
 	case errors.Is(err, install.ErrAlreadyInstalled):
 		return nil, withHint(err, "remove it first, or pass --replace")
 	case errors.As(err, &ne):
-		return nil, withHint(err, fmt.Sprintf("%s keeps its names; pass --allow-name-collision to install %s with suffixed names (__1)", ne.Installed, ne.ID))
+		return nil, withHint(err, fmt.Sprintf("in the apps' order %s; pass --allow-name-collision to install it anyway",
+			strings.Join(ne.Assignments(), "; ")))
 	case errors.Is(err, install.ErrLockTimeout):
 		return nil, withHint(err, "another spirit command is still changing extensions; try again, or raise --lock-timeout")
 	}
 	if err != nil {
 		return nil, err
+	}
+	if allowed != nil {
+		for _, line := range allowed.Assignments() {
+			termtext.Fprintf(f.IO.ErrOut, "note: %s\n", line)
+		}
 	}
 	// Every install, from any source, ends with onExtensionInstalled for the
 	// new extension; Node is started only when it listens for the event.

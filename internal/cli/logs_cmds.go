@@ -19,10 +19,15 @@ import (
 )
 
 // toolFailedError is a tool's own failure, as the command line reports it.
+// Its message is the tool's, byte for byte as the apps give it to the
+// model; which tool failed is said in the hint.
 type toolFailedError struct{ te *runtime.ToolError }
 
-func (e *toolFailedError) Error() string {
-	return fmt.Sprintf("tool %s of %s failed: %s", e.te.Tool, e.te.ExtensionID, e.te.Message)
+func (e *toolFailedError) Error() string { return e.te.Message }
+
+// Hint names the tool that failed and where its output is.
+func (e *toolFailedError) Hint() string {
+	return fmt.Sprintf("the tool %s of %s failed on its own; its output: spirit extension logs %s", e.te.Tool, e.te.ExtensionID, e.te.ExtensionID)
 }
 
 func (e *toolFailedError) Unwrap() error { return e.te }
@@ -31,15 +36,15 @@ func (e *toolFailedError) Unwrap() error { return e.te }
 func (e *toolFailedError) ExitCode() int { return ExitTool }
 
 // loadFailedError is an extension that failed to load or activate, with
-// the place in its package when Node told it.
+// the place in its package when Node told it. Its message is the apps';
+// the place is a line of its own (Location), never part of the message.
 type loadFailedError struct{ xe *runtime.ExtensionError }
 
-func (e *loadFailedError) Error() string {
-	if e.xe.Location == "" {
-		return e.xe.Message
-	}
-	return e.xe.Message + "\n" + e.xe.Location
-}
+func (e *loadFailedError) Error() string { return e.xe.Message }
+
+// Location is where in the package it failed ("index.js:3:9: Error: boom"),
+// "" when Node did not tell.
+func (e *loadFailedError) Location() string { return e.xe.Location }
 
 func (e *loadFailedError) Unwrap() error { return e.xe }
 

@@ -137,6 +137,13 @@ func runTools(ctx context.Context, opts *ToolsOptions) error {
 	if err != nil {
 		return err
 	}
+	if warns, err := h.Warnings(); err == nil {
+		for _, w := range warns {
+			for _, msg := range w.Warnings {
+				termtext.Fprintf(f.IO.ErrOut, "warning: %s: %s\n", w.ExtensionID, msg)
+			}
+		}
+	}
 	if f.Global.JSON {
 		if tools == nil {
 			tools = []runtime.Tool{}

@@ -1,0 +1,4 @@
+export function activate() {
+  const x = 1;
+  throw new Error('boom');
+}
