@@ -284,17 +284,12 @@ func (f *Factory) resolver(opts *InstallOptions, in *install.Installer) *install
 			return install.DownloadWithProgress(ctx, fetch.New(fetch.Options{HTTP: f.HTTPClient(), Limits: lim}), rawURL, dir, f.IO.Progress())
 		},
 		NPM: func() (install.NPMClient, error) {
-			wd, _ := os.Getwd()
-			return npm.NewClient(npm.Config{
-				Registry:   opts.NPMRegistry,
-				Getenv:     f.Getenv,
-				HomeDir:    f.Getenv("HOME"),
-				WorkDir:    wd,
-				CacheDir:   in.Paths.CacheDir(),
-				Offline:    opts.Offline,
-				AllowSHA1:  opts.AllowSHA1,
-				HTTPClient: f.HTTPClient(),
-				Progress:   f.IO.Progress(),
+			return f.npmClient(npm.Config{
+				Registry:  opts.NPMRegistry,
+				CacheDir:  in.Paths.CacheDir(),
+				Offline:   opts.Offline,
+				AllowSHA1: opts.AllowSHA1,
+				Progress:  f.IO.Progress(),
 			})
 		},
 	}

@@ -74,11 +74,7 @@ func (nc *npmClients) client(recorded string) (*npm.Client, error) {
 	if c, ok := nc.clients[reg]; ok {
 		return c, nil
 	}
-	wd, _ := os.Getwd()
-	c, err := npm.NewClient(npm.Config{
-		Registry: reg, Getenv: nc.f.Getenv, HomeDir: nc.f.Getenv("HOME"), WorkDir: wd,
-		CacheDir: nc.cacheDir, Offline: nc.offline, HTTPClient: nc.f.HTTPClient(), Progress: nc.f.IO.Progress(),
-	})
+	c, err := nc.f.npmClient(npm.Config{Registry: reg, CacheDir: nc.cacheDir, Offline: nc.offline, Progress: nc.f.IO.Progress()})
 	if err != nil {
 		return nil, err
 	}
