@@ -119,3 +119,60 @@ func TestE2ENpmTarballDeadline(t *testing.T) {
 		}
 	}
 }
+
+// A lock file cannot downgrade an npm token to plain http. The .npmrc says
+// registry=https://npm.corp.example/ with its _authToken; a lock whose
+// npmRegistry is http://npm.corp.example/ reaches the network through an
+// http proxy (a test server that records what it is sent). sync refuses
+// the entry, naming the registry, and the token never leaves the process.
+func TestE2ELockCannotDowngradeToken(t *testing.T) {
+	const token = "npm_corp_secret_7c1e"
+	body := npmTgz(t, "corp-ext", "1.0.0", 0)
+	var seen bytes.Buffer
+	var mu = make(chan struct{}, 1)
+	mu <- struct{}{}
+	proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		<-mu
+		seen.WriteString(r.Method + " " + r.URL.String() + " Authorization: " + r.Header.Get("Authorization") + "\n")
+		mu <- struct{}{}
+		switch r.URL.Path {
+		case "/corp-ext":
+			w.Write(packument("corp-ext", "1.0.0", "http://npm.corp.example/corp-ext/-/corp-ext-1.0.0.tgz", body))
+		case "/corp-ext/-/corp-ext-1.0.0.tgz":
+			w.Write(body)
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	defer proxy.Close()
+
+	work := t.TempDir()
+	if err := os.WriteFile(filepath.Join(work, ".npmrc"), []byte("registry=https://npm.corp.example/\n//npm.corp.example/:_authToken="+token+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	sum := sha512.Sum512(body)
+	lock := `{"lockfileVersion": 1, "host": "cli", "extensions": {"corp-ext": {
+  "version": "1.0.0", "source": "corp-ext@1.0.0", "kind": "npm",
+  "integrity": "sha512-` + base64.StdEncoding.EncodeToString(sum[:]) + `",
+  "manifestDigest": "sha512-` + base64.StdEncoding.EncodeToString(make([]byte, 64)) + `",
+  "npmRegistry": "http://npm.corp.example/", "enabled": true}}}`
+	if err := os.WriteFile(filepath.Join(work, "spirit-lock.json"), []byte(lock), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	env := []string{"HOME=" + work, "SPIRIT_AGENT_DATA_DIR=" + filepath.Join(work, "data"), "SPIRIT_HOST=",
+		"npm_config_registry=", "NPM_CONFIG_REGISTRY=", "npm_config_userconfig=",
+		"HTTP_PROXY=" + proxy.URL, "http_proxy=" + proxy.URL, "NO_PROXY=", "no_proxy="}
+	_, stderr, err, _ := runSpirit(t, time.Minute, work, env, "", "extension", "sync")
+	<-mu
+	got := seen.String()
+	mu <- struct{}{}
+	if strings.Contains(got, token) {
+		t.Errorf("the token went over plain http:\n%s", got)
+	}
+	if err == nil {
+		t.Fatalf("sync succeeded\n%s", stderr)
+	}
+	if !strings.Contains(stderr, "registry http://npm.corp.example/ is plain http") {
+		t.Errorf("the error does not say why:\n%s", stderr)
+	}
+}
