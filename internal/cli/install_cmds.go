@@ -779,8 +779,8 @@ func runRollback(ctx context.Context, opts *RollbackOptions) (err error) {
 	if _, _, gerr := install.Generation(in.Paths, id); errors.Is(gerr, install.ErrNoGeneration) {
 		// After a remove the id names no install; a marketplace id still
 		// names its package through the cached catalog.
-		if pkg := catalogPackages(ctx, opts.f)(id); pkg != "" {
-			id = pkg
+		if o := catalogOrigins(ctx, opts.f)(id); o != nil {
+			id = o.PackageName
 		}
 	}
 	if found, ferr := install.Find(in.Paths, id); ferr == nil && found.Disabled {

@@ -442,9 +442,13 @@ func runUpdate(ctx context.Context, opts *UpdateOptions) error {
 				return merr
 			}
 			if !found {
-				if in := findInstalled(installed, id); in != nil {
+				in := findInstalled(installed, id)
+				if o := catalogOrigins(ctx, f)(id); in == nil && o != nil {
+					in = findInstalled(installed, o.PackageName) // the item's package, installed from elsewhere
+				}
+				if in != nil {
 					return withHint(fmt.Errorf("%s is installed from %s, not from the marketplace %s; update replaces only what that marketplace installed",
-						id, install.DescribeOrigin(in.Entry, in.Record), catalog.IndexName(c.Source())),
+						in.ID, install.DescribeOrigin(in.Entry, in.Record), catalog.IndexName(c.Source())),
 						"to replace it with the marketplace's version: 'spirit extension marketplace install "+id+" --replace'")
 				}
 				return withHint(fmt.Errorf("%s is not an installed extension that the marketplace knows", id),
