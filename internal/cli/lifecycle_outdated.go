@@ -304,10 +304,8 @@ func updateNPM(ctx context.Context, opts *UpdateOptions, nc *npmClients, in *ins
 	if err != nil {
 		return nil, err
 	}
-	if s := describeAdds(adds); s != "" && !opts.Yes {
-		if ok, _ := f.IO.Prompter().Confirm("Updating %s %s → %s %s. Accept?", st.ID, st.Current, to, s); !ok {
-			return nil, fmt.Errorf("%w: %s %s", errNotConsented, to, s)
-		}
+	if err := consentTo(f, opts.Yes, st.ID, st.Current, to, adds); err != nil {
+		return nil, err
 	}
 	asked := st.in.Record.Source
 	if opts.Latest {
