@@ -16,7 +16,9 @@
 //     Content-Length and again while the body streams. The wait for response
 //     headers and the whole body read are both bounded by timeouts.
 //   - Parsing is tolerant per item: a catalog item or a detail version that
-//     breaks a field rule is skipped with a Warning; only a document whose
+//     breaks a field rule (an extensionId is made only of letters, digits
+//     and @ / . _ + -, as it may reach a shell through completion) is
+//     skipped with a Warning; only a document whose
 //     root is broken (not an object, schemaVersion ≠ 1, no items/versions
 //     array) fails.
 //   - HTTP responses are cached on disk under the cache directory. A copy

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/spiritagents/spirit/internal/safeid"
 	"github.com/spiritagents/spirit/problem"
 )
 
@@ -186,6 +187,16 @@ func (f *fields) fail(format string, a ...any) {
 	}
 }
 
+// id returns the required extension id of field key, which must be made
+// of the characters of safeid (it reaches shells through completion).
+func (f *fields) id(key string) string {
+	s := f.required(key)
+	if s != "" && !safeid.Valid(s) {
+		f.fail("%s.%s %q may hold only %s.", f.prefix, key, s, safeid.Chars)
+	}
+	return s
+}
+
 // required returns the trimmed non-blank string field key.
 func (f *fields) required(key string) string {
 	s, ok := f.m[key].(string)
@@ -328,7 +339,7 @@ func parseItem(raw any, ptr string) (Item, error) {
 	}
 	f := &fields{m: m, prefix: ptr}
 	it := Item{
-		ExtensionID:           f.required("extensionId"),
+		ExtensionID:           f.id("extensionId"),
 		PackageName:           f.required("packageName"),
 		Status:                f.required("status"),
 		Featured:              f.boolean("featured"),
@@ -380,7 +391,7 @@ func ParseDetail(data []byte) (*Detail, error) {
 		return nil, &DocumentError{label, "marketplace detail.versions must not be empty."}
 	}
 	f := &fields{m: m, prefix: "detail"}
-	d.ExtensionID = f.required("extensionId")
+	d.ExtensionID = f.id("extensionId")
 	d.PackageName = f.required("packageName")
 	d.Status = f.required("status")
 	d.Featured = f.boolean("featured")

@@ -35,11 +35,14 @@ func (e *AmbiguousIDError) Is(target error) bool { return target == ErrAmbiguous
 
 // Lookup finds the install an argument names in list: its id (the package
 // name), or its marketplace id, from the install record or, through
-// marketplacePackage (which maps a marketplace id to its package name in
-// the cached catalog; nil means no catalog), from the catalog. An argument
-// that names two different installs this way is an *AmbiguousIDError;
-// package:NAME and marketplace:ID pin one reading.
-func Lookup(list []Installed, arg string, marketplacePackage func(id string) string) (*Installed, error) {
+// marketplaceItem (which gives the origin of a marketplace id's item in the
+// cached catalog, nil when it has none; a nil func means no catalog), from
+// the catalog. A marketplace id names only an install recorded from its
+// item (MarketplaceOrigin.Owns), never another install that happens to
+// have the item's package name (a folder install). An argument that names
+// two different installs this way is an *AmbiguousIDError; package:NAME
+// and marketplace:ID pin one reading.
+func Lookup(list []Installed, arg string, marketplaceItem func(id string) *MarketplaceOrigin) (*Installed, error) {
 	arg, byName, byMarket := SplitIDArg(arg)
 	if arg == "" {
 		return nil, errors.New("The extension id must not be empty.")
@@ -65,8 +68,8 @@ func Lookup(list []Installed, arg string, marketplacePackage func(id string) str
 				add(&list[i], list[i].ID+" (marketplace id "+arg+", installed from the marketplace)")
 			}
 		}
-		if pkg := marketplacePackageOf(marketplacePackage, arg); pkg != "" && pkg != arg {
-			if in := exact(list, pkg); in != nil {
+		if o := marketplaceItemOf(marketplaceItem, arg); o != nil && o.PackageName != arg {
+			if in := exact(list, o.PackageName); in != nil && o.Owns(in.Entry, in.Record) {
 				add(in, in.ID+" (marketplace id "+arg+" in the catalog)")
 			}
 		}
@@ -93,9 +96,9 @@ func SplitIDArg(arg string) (id string, byName, byMarket bool) {
 	return arg, true, true
 }
 
-func marketplacePackageOf(fn func(string) string, id string) string {
+func marketplaceItemOf(fn func(string) *MarketplaceOrigin, id string) *MarketplaceOrigin {
 	if fn == nil {
-		return ""
+		return nil
 	}
 	return fn(id)
 }

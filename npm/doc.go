@@ -25,8 +25,12 @@
 //     its scope, as in npm. Credentials ("//host/path/:_authToken",
 //     ":_auth", ":username" + ":_password", top-level "_auth" for the
 //     default registry, user:password in a registry URL) are sent only to
-//     the host, port and path prefix they are configured for, and never
-//     appear in a returned value, an error or a progress label. "${ENV}" in
+//     the host, port and path prefix they are configured for, over https,
+//     or over plain http only to this machine (a loopback host) where the
+//     configuration does not say https; Config.Registry (a flag, a lock
+//     file) never widens that, and a plain http registry that a credential
+//     covers but may not reach is a *ConfigError. They never appear in a
+//     returned value, an error or a progress label. "${ENV}" in
 //     an .npmrc is expanded from the environment.
 //   - Proxies come from HTTPS_PROXY, HTTP_PROXY and NO_PROXY
 //     (http.ProxyFromEnvironment).

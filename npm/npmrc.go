@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/base64"
+	"maps"
+	"net"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -80,6 +82,9 @@ type credential struct {
 	prefix  string   // nerf-darted: //host[:port]/path/
 	header  string   // "Bearer …" or "Basic …"
 	schemes []string // the schemes it may be sent over: see scopeSchemes
+	// scheme is the scheme of the registry URL that carried it
+	// (user:password in the URL); "" for an .npmrc key.
+	scheme string
 }
 
 // settings is what the client takes from the environment and .npmrc files.
@@ -120,12 +125,18 @@ func loadSettings(cfg Config, getenv func(string) string) (*settings, error) {
 		}
 	}
 	s := &settings{scopes: map[string]string{}}
+	// configured are the registries of the user's configuration (the
+	// environment and .npmrc files), which alone say over which scheme a
+	// credential travels; Config.Registry (a flag, a lock file) never does.
+	var configured []string
 	reg := cfg.Registry
 	for _, src := range []string{getenv("npm_config_registry"), getenv("NPM_CONFIG_REGISTRY"), merged["registry"], DefaultRegistry} {
-		if reg != "" {
-			break
+		if r, _, err := normalizeRegistry(src); src != "" && src != DefaultRegistry && err == nil {
+			configured = append(configured, r)
 		}
-		reg = src
+		if reg == "" {
+			reg = src
+		}
 	}
 	var err error
 	var userinfo *credential
@@ -143,6 +154,7 @@ func loadSettings(cfg Config, getenv func(string) string) (*settings, error) {
 				return nil, err
 			}
 			s.scopes[strings.TrimSuffix(k, ":registry")] = r
+			configured = append(configured, r)
 			if ui != nil {
 				s.creds = append(s.creds, *ui)
 			}
@@ -175,37 +187,92 @@ func loadSettings(cfg Config, getenv func(string) string) (*settings, error) {
 	if a := merged["_auth"]; a != "" {
 		s.creds = append(s.creds, credential{prefix: nerfDart(s.registry), header: "Basic " + a})
 	}
-	s.scopeSchemes()
+	s.scopeSchemes(configured)
 	// Longest prefix first; among equal prefixes the more specific field
 	// order above is kept stable.
 	slices.SortStableFunc(s.creds, func(a, b credential) int { return len(b.prefix) - len(a.prefix) })
+	if err := s.checkPlainHTTP(); err != nil {
+		return nil, err
+	}
 	return s, nil
 }
 
-// scopeSchemes gives each credential the schemes it may travel over. An
-// .npmrc key (//host:port/path/) has no scheme: a credential goes over
-// http only when a configured registry at or under its prefix is http,
-// else over https alone.
-func (s *settings) scopeSchemes() {
-	regs := []string{s.registry}
-	for _, r := range s.scopes {
-		regs = append(regs, r)
-	}
+// scopeSchemes gives each credential the schemes it may travel over: https
+// always; plain http only to this machine (a loopback host), and only when
+// the configuration does not say https for it: the credential came in an
+// http registry URL, or a configured registry at or under its prefix is
+// http, or none is there at all (a bare //127.0.0.1:PORT/ key). An .npmrc
+// key (//host:port/path/) has no scheme of its own, so the registry lines
+// of the configuration give it; a flag or a lock file never widens it.
+func (s *settings) scopeSchemes(configured []string) {
 	for i := range s.creds {
 		c := &s.creds[i]
 		c.prefix = canonicalPrefix(c.prefix)
 		c.schemes = []string{"https"}
-		for _, r := range regs {
+		if !loopbackPrefix(c.prefix) {
+			continue
+		}
+		httpLine, httpsLine := c.scheme == "http", c.scheme == "https"
+		for _, r := range configured {
 			u, err := url.Parse(r)
-			if err != nil || u.Scheme != "http" {
+			if err != nil || !c.covers(r) {
 				continue
 			}
-			d := canonicalPrefix(nerfDart(r))
-			if strings.HasPrefix(d, c.prefix) || strings.HasPrefix(c.prefix, d) {
-				c.schemes = []string{"https", "http"}
+			httpLine = httpLine || u.Scheme == "http"
+			httpsLine = httpsLine || u.Scheme == "https"
+		}
+		if httpLine || !httpsLine {
+			c.schemes = append(c.schemes, "http")
+		}
+	}
+}
+
+// covers reports whether requests to registry r may carry c: its prefix
+// is at or under r's, or r's under c's.
+func (c *credential) covers(r string) bool {
+	d := canonicalPrefix(nerfDart(r))
+	return d != "" && (strings.HasPrefix(d, c.prefix) || strings.HasPrefix(c.prefix, d))
+}
+
+// loopbackPrefix reports whether a nerf-dart prefix names this machine:
+// localhost or a loopback address.
+func loopbackPrefix(prefix string) bool {
+	host, _, _ := strings.Cut(strings.TrimPrefix(prefix, "//"), "/")
+	if h, _, err := net.SplitHostPort(host); err == nil {
+		host = h
+	}
+	host = strings.Trim(host, "[]")
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// checkPlainHTTP refuses a plain http registry that a credential is
+// configured for but may not travel to (a lock or a flag that says http
+// where the .npmrc says https, or http to another machine): sending the
+// request without the token would hide why it fails, and sending it with
+// the token would show it to the network.
+func (s *settings) checkPlainHTTP() error {
+	regs := []string{s.registry}
+	for _, scope := range slices.Sorted(maps.Keys(s.scopes)) {
+		regs = append(regs, s.scopes[scope])
+	}
+	for _, r := range regs {
+		u, err := url.Parse(r)
+		if err != nil || u.Scheme != "http" {
+			continue
+		}
+		for _, c := range s.creds {
+			if c.covers(r) && !slices.Contains(c.schemes, "http") {
+				return &ConfigError{Msg: "registry " + r + " is plain http, and a credential for " + c.prefix +
+					" is configured: spirit sends it only over https, or over http to this machine when the .npmrc says http" +
+					" (use https://" + strings.TrimPrefix(r, "http://") + ")"}
 			}
 		}
 	}
+	return nil
 }
 
 // canonicalPrefix lower-cases the host of a nerf-dart key; the port is
@@ -235,7 +302,7 @@ func normalizeRegistry(r string) (string, *credential, error) {
 		pass, _ := u.User.Password()
 		user := u.User.Username()
 		u.User = nil
-		cred = &credential{prefix: nerfDart(u.String()), header: basic(user, pass)}
+		cred = &credential{prefix: nerfDart(u.String()), header: basic(user, pass), scheme: u.Scheme}
 	}
 	u.RawQuery, u.Fragment = "", ""
 	if !strings.HasSuffix(u.Path, "/") {

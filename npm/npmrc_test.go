@@ -79,7 +79,6 @@ func TestSettings(t *testing.T) {
 		{name: "userinfo in registry", registry: "https://me:secret@flag.example/", pkg: "a", wantReg: "https://flag.example/", authURL: "https://flag.example/a", wantAuth: basic("me", "secret")},
 		{name: "token not over http to an https registry", pkg: "a", wantReg: "https://home.example/npm/", authURL: "http://home.example/npm/a", wantAuth: ""},
 		{name: "token not over http when no registry there", pkg: "a", wantReg: "https://home.example/npm/", authURL: "http://other.example/a/-/a-1.tgz", wantAuth: ""},
-		{name: "token over http to an http registry", registry: "http://corp.example:8443/r/", pkg: "a", wantReg: "http://corp.example:8443/r/", authURL: "http://corp.example:8443/r/a", wantAuth: "Bearer CORPTOKEN"},
 		{name: "host case", pkg: "a", wantReg: "https://home.example/npm/", authURL: "https://HOME.example/npm/a", wantAuth: "Bearer HOMETOKEN"},
 	}
 	for _, tt := range tests {
@@ -100,6 +99,65 @@ func TestSettings(t *testing.T) {
 				if got := s.authFor(u); got != tt.wantAuth {
 					t.Errorf("auth for %s = %q, want %q", tt.authURL, got, tt.wantAuth)
 				}
+			}
+		})
+	}
+}
+
+// A lock file or a flag never widens where a token goes: it travels over
+// the scheme its .npmrc registry line says, to the same host, port and
+// path prefix, and plain http only to this machine. A registry that would
+// need the token over plain http is refused, naming it.
+func TestTokenScheme(t *testing.T) {
+	tests := []struct {
+		name, npmrc, registry string
+		authURL, wantAuth     string
+		wantErr               string
+	}{
+		{name: "lock says http, npmrc https", npmrc: "registry=https://npm.corp.example/\n//npm.corp.example/:_authToken=T\n",
+			registry: "http://npm.corp.example/", wantErr: "registry http://npm.corp.example/ is plain http, and a credential for //npm.corp.example/"},
+		{name: "flag http under the token's path", npmrc: "registry=https://npm.corp.example/r/\n//npm.corp.example/:_authToken=T\n",
+			registry: "http://npm.corp.example/r/x/", wantErr: "is plain http"},
+		{name: "npmrc says http to another machine", npmrc: "registry=http://npm.corp.example/\n//npm.corp.example/:_authToken=T\n",
+			wantErr: "is plain http"},
+		{name: "scope registry over http", npmrc: "@c:registry=http://npm.corp.example/\n//npm.corp.example/:_authToken=T\n",
+			wantErr: "is plain http"},
+		{name: "http elsewhere without a token", npmrc: "//npm.corp.example/:_authToken=T\n", registry: "http://other.example/",
+			authURL: "http://npm.corp.example/a", wantAuth: ""},
+		{name: "https as configured", npmrc: "registry=https://npm.corp.example/\n//npm.corp.example/:_authToken=T\n",
+			registry: "https://npm.corp.example/", authURL: "https://npm.corp.example/a", wantAuth: "Bearer T"},
+		{name: "loopback http as the npmrc says", npmrc: "registry=http://127.0.0.1:4873/\n//127.0.0.1:4873/:_authToken=T\n",
+			authURL: "http://127.0.0.1:4873/a", wantAuth: "Bearer T"},
+		{name: "loopback bare key, flag http", npmrc: "//127.0.0.1:4873/:_authToken=T\n", registry: "http://127.0.0.1:4873",
+			authURL: "http://127.0.0.1:4873/a", wantAuth: "Bearer T"},
+		{name: "loopback npmrc https, lock http", npmrc: "registry=https://localhost:4873/\n//localhost:4873/:_authToken=T\n",
+			registry: "http://localhost:4873/", wantErr: "is plain http"},
+		{name: "userinfo over http to another machine", registry: "http://me:pw@npm.corp.example/", wantErr: "is plain http"},
+		{name: "userinfo over loopback http", registry: "http://me:pw@[::1]:4873/", authURL: "http://[::1]:4873/a", wantAuth: basic("me", "pw")},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			home := t.TempDir()
+			if err := os.WriteFile(filepath.Join(home, ".npmrc"), []byte(tt.npmrc), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			s, err := loadSettings(Config{Registry: tt.registry, HomeDir: home}, func(string) string { return "" })
+			if tt.wantErr != "" {
+				var ce *ConfigError
+				if !errors.As(err, &ce) || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("err = %v, want a *ConfigError with %q", err, tt.wantErr)
+				}
+				if strings.Contains(err.Error(), "pw") || strings.Contains(err.Error(), "=T") {
+					t.Errorf("the error shows the credential: %v", err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			u, _ := url.Parse(tt.authURL)
+			if got := s.authFor(u); got != tt.wantAuth {
+				t.Errorf("auth for %s = %q, want %q", tt.authURL, got, tt.wantAuth)
 			}
 		})
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/spiritagents/spirit/internal/confine"
+	"github.com/spiritagents/spirit/internal/safeid"
 	"github.com/spiritagents/spirit/problem"
 )
 
@@ -245,9 +246,12 @@ func CheckEntry(file string, data []byte) (*Entry, []Problem) {
 		add("defaultVersion '%s' was not found in the versions list for %s.", dv.ToString(), file)
 	}
 	if len(ps) == 0 {
-		// Not a reference rule: the id names a folder that the build writes to.
+		// Not reference rules: the id names a folder that the build writes
+		// to, and reaches shells through completion.
 		if id := e.ID(); !safeSegment(id) {
 			add("extensionId '%s' cannot be used as a folder name in %s.", id, file)
+		} else if !safeid.Valid(id) {
+			add("extensionId '%s' may hold only %s in %s.", id, safeid.Chars, file)
 		}
 	}
 	return e, ps

@@ -7,7 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/spiritagents/spirit/install"
-	"github.com/spiritagents/spirit/internal/termtext"
+	"github.com/spiritagents/spirit/internal/safeid"
 	"github.com/spiritagents/spirit/manifest"
 )
 
@@ -59,10 +59,12 @@ func applyCompletions(root *cobra.Command, f *Factory) {
 			}
 			var out []cobra.Completion
 			for _, s := range list[len(args)](cmd.Context(), f, args) {
-				// A candidate goes into the shell's command line as it is:
-				// one that holds a control, bidi or blank character (an
-				// index is untrusted) is left out, not escaped.
-				if termtext.Sprintf("%s", s) != s || strings.ContainsAny(s, " \t") {
+				// A candidate goes into the shell's command line as it is,
+				// and bash inserts the common prefix of several unquoted:
+				// one with any character a shell might read ($, `, ;,
+				// blanks, controls…; an index is untrusted) is left out,
+				// not escaped.
+				if !safeid.Valid(s) {
 					continue
 				}
 				if strings.HasPrefix(s, toComplete) {

@@ -39,7 +39,7 @@ func TestCompletion(t *testing.T) {
 		{[]string{"extension", "call", "@fixture/kitchen/ec"}, "@fixture/kitchen/echo\n:4\n"},
 		{[]string{"extension", "settings", "get", "@fixture/kitchen", "gr"}, "greeting\n:4\n"},
 		{[]string{"extension", "settings", "get", "@fixture/kitchen", "greeting", ""}, ":4\n"},
-		{[]string{"extension", "marketplace", "install", ""}, "evil.outdated\n:4\n"},
+		{[]string{"extension", "marketplace", "install", ""}, "evil.id\nevil.outdated\n:4\n"},
 	}
 	for _, tt := range tests {
 		got := run(append([]string{"__complete"}, tt.args...)...)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/spiritagents/spirit/fetch"
 	"github.com/spiritagents/spirit/internal/iostreams"
+	"github.com/spiritagents/spirit/npm"
 	"github.com/spiritagents/spirit/paths"
 )
 
@@ -61,6 +62,23 @@ func (f *Factory) FetchLimits() (fetch.Limits, error) {
 		return fetch.Limits{}, usageErrorf("%s: %v", fetch.TimeoutEnv, err)
 	}
 	return fetch.Limits{Timeout: d}, nil
+}
+
+// npmClient returns an npm client configured as every command needs it:
+// .npmrc files from HOME and the working directory, the environment, the
+// run's HTTP client and the download limits of FetchLimits, so a streamed
+// tarball ends by the same overall deadline as any other download. cfg
+// gives the rest (registry, cache, offline, progress).
+func (f *Factory) npmClient(cfg npm.Config) (*npm.Client, error) {
+	lim, err := f.FetchLimits()
+	if err != nil {
+		return nil, err
+	}
+	if cfg.WorkDir == "" {
+		cfg.WorkDir, _ = os.Getwd()
+	}
+	cfg.Getenv, cfg.HomeDir, cfg.HTTPClient, cfg.Limits = f.Getenv, f.Getenv("HOME"), f.HTTPClient(), lim
+	return npm.NewClient(cfg)
 }
 
 // HostKind returns the host chosen with --host, SPIRIT_HOST, or cli.

@@ -297,17 +297,12 @@ func (f *Factory) resolver(opts *InstallOptions, in *install.Installer) *install
 			return install.DownloadWithProgress(ctx, fetch.New(fetch.Options{HTTP: f.HTTPClient(), Limits: lim}), rawURL, dir, f.IO.Progress())
 		},
 		NPM: func() (install.NPMClient, error) {
-			wd, _ := os.Getwd()
-			return npm.NewClient(npm.Config{
-				Registry:   opts.NPMRegistry,
-				Getenv:     f.Getenv,
-				HomeDir:    f.Getenv("HOME"),
-				WorkDir:    wd,
-				CacheDir:   in.Paths.CacheDir(),
-				Offline:    opts.Offline,
-				AllowSHA1:  opts.AllowSHA1,
-				HTTPClient: f.HTTPClient(),
-				Progress:   f.IO.Progress(),
+			return f.npmClient(npm.Config{
+				Registry:  opts.NPMRegistry,
+				CacheDir:  in.Paths.CacheDir(),
+				Offline:   opts.Offline,
+				AllowSHA1: opts.AllowSHA1,
+				Progress:  f.IO.Progress(),
 			})
 		},
 	}
@@ -797,8 +792,8 @@ func runRollback(ctx context.Context, opts *RollbackOptions) (err error) {
 	if _, _, gerr := install.Generation(in.Paths, id); errors.Is(gerr, install.ErrNoGeneration) {
 		// After a remove the id names no install; a marketplace id still
 		// names its package through the cached catalog.
-		if pkg := catalogPackages(ctx, opts.f)(id); pkg != "" {
-			id = pkg
+		if o := catalogOrigins(ctx, opts.f)(id); o != nil {
+			id = o.PackageName
 		}
 	}
 	if found, ferr := install.Find(in.Paths, id); ferr == nil && found.Disabled {

@@ -9,13 +9,14 @@ import (
 	"github.com/spiritagents/spirit/install"
 )
 
-// catalogPackages maps a marketplace id to its package name in the cached
-// catalog of the configured index. It never touches the network: without
+// catalogOrigins gives a marketplace id's item in the cached catalog of
+// the configured index, as the origin an install from it records (nil
+// when the catalog has no such id). It never touches the network: without
 // a cache it knows no id. The catalog is read once, at the first call.
-func catalogPackages(ctx context.Context, f *Factory) func(id string) string {
+func catalogOrigins(ctx context.Context, f *Factory) func(id string) *install.MarketplaceOrigin {
 	var once sync.Once
-	byID := map[string]string{}
-	return func(id string) string {
+	byID := map[string]*install.MarketplaceOrigin{}
+	return func(id string) *install.MarketplaceOrigin {
 		once.Do(func() {
 			c, _, err := f.marketplace(&marketplaceOptions{MaxAge: catalog.DefaultMaxAge, Offline: true})
 			if err != nil {
@@ -25,8 +26,9 @@ func catalogPackages(ctx context.Context, f *Factory) func(id string) string {
 			if err != nil {
 				return
 			}
-			for _, it := range cat.Items {
-				byID[it.ExtensionID] = it.PackageName
+			for i := range cat.Items {
+				o := catalog.OriginOf(c.Source(), &cat.Items[i])
+				byID[o.ExtensionID] = &o
 			}
 		})
 		return byID[id]
@@ -44,7 +46,7 @@ func lookupInstalled(ctx context.Context, f *Factory, arg string) (*install.Inst
 	if err != nil {
 		return nil, err
 	}
-	in, err := install.Lookup(list, arg, catalogPackages(ctx, f))
+	in, err := install.Lookup(list, arg, catalogOrigins(ctx, f))
 	return in, idError(err)
 }
 

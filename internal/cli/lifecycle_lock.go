@@ -17,6 +17,7 @@ import (
 	"github.com/spiritagents/spirit/internal/atomicfile"
 	"github.com/spiritagents/spirit/internal/termtext"
 	"github.com/spiritagents/spirit/npm"
+	"github.com/spiritagents/spirit/paths"
 )
 
 // DefaultLockFile is the lock file that lock writes and sync reads by default.
@@ -85,6 +86,7 @@ type SyncOptions struct {
 	Prune       bool
 	Check       bool
 	Offline     bool
+	Yes         bool
 	LockTimeout time.Duration
 }
 
@@ -100,7 +102,11 @@ stops that extension with an error and changes nothing for it. An entry whose
 source cannot be fetched again (a folder that is gone) is an error naming it.
 --prune also removes what the lock does not list. --check changes nothing and
 exits 3 when anything differs, listing it (for CI). --offline uses only the npm
-and marketplace caches. Running sync twice changes nothing the second time.`,
+and marketplace caches. Running sync twice changes nothing the second time.
+Replacing an installed version needs the same consent as 'update': what the
+lock's version adds (capabilities, tools, activation events, secret slots, a
+tool whose approval stops waiting for the user) is applied only with --yes or a
+yes at the prompt that lists it, and --check lists it too.`,
 		Example: "  spirit extension sync\n  spirit extension sync ci/spirit-lock.json --prune\n  spirit extension sync --check",
 		Args:    cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -118,6 +124,7 @@ and marketplace caches. Running sync twice changes nothing the second time.`,
 	fl.BoolVar(&opts.Prune, "prune", false, "remove installed extensions that the lock does not list")
 	fl.BoolVar(&opts.Check, "check", false, "change nothing; exit 3 when the installs differ from the lock")
 	fl.BoolVar(&opts.Offline, "offline", false, "use only the npm and marketplace caches")
+	fl.BoolVarP(&opts.Yes, "yes", "y", false, "accept what the lock's versions add without asking")
 	fl.DurationVar(&opts.LockTimeout, "lock-timeout", install.DefaultLockTimeout, "how long to wait for another spirit command")
 	return cmd
 }
@@ -160,6 +167,8 @@ func runSync(ctx context.Context, opts *SyncOptions) error {
 		return err
 	}
 	w := f.IO.Out
+	s := &syncer{f: f, opts: opts, paths: p,
+		nc: &npmClients{f: f, cacheDir: p.CacheDir(), offline: opts.Offline}}
 	if opts.Check {
 		if len(drift) == 0 {
 			_, err := termtext.Fprintf(w, "The installs match %s.\n", opts.File)
@@ -167,6 +176,9 @@ func runSync(ctx context.Context, opts *SyncOptions) error {
 		}
 		for _, d := range drift {
 			termtext.Fprintln(w, d.String())
+			if d.Kind == "differs" {
+				s.checkAdds(ctx, lock, d)
+			}
 		}
 		return &problemsError{msg: fmt.Sprintf("%d extensions differ from %s", len(drift), opts.File)}
 	}
@@ -174,8 +186,7 @@ func runSync(ctx context.Context, opts *SyncOptions) error {
 	if err != nil {
 		return err
 	}
-	s := &syncer{f: f, opts: opts, in: in,
-		nc: &npmClients{f: f, cacheDir: p.CacheDir(), offline: opts.Offline}}
+	s.in = in
 	failed := 0
 	for _, d := range drift {
 		if err := s.apply(ctx, lock, d); err != nil {
@@ -183,6 +194,8 @@ func runSync(ctx context.Context, opts *SyncOptions) error {
 			termtext.Fprintf(f.IO.ErrOut, "Error: %s: %s\n", d.ID, termtext.Multiline(err.Error()))
 			if h := hintOf(err); h != "" {
 				termtext.Fprintf(f.IO.ErrOut, "Hint: %s\n", h)
+			} else if errors.Is(err, errNotConsented) {
+				fmt.Fprintln(f.IO.ErrOut, "Hint: pass --yes to accept what it adds")
 			}
 		}
 	}
@@ -198,11 +211,42 @@ func runSync(ctx context.Context, opts *SyncOptions) error {
 
 // syncer applies the drift of a lock, one extension at a time.
 type syncer struct {
-	f    *Factory
-	opts *SyncOptions
-	in   *install.Installer
-	nc   *npmClients
-	im   *installMarketplace
+	f     *Factory
+	opts  *SyncOptions
+	paths *paths.Paths
+	in    *install.Installer // nil for --check
+	nc    *npmClients
+	im    *installMarketplace
+}
+
+// adds is what the lock's artifact (a file or folder) for drift d adds to
+// the installed version it replaces, as update diffs it.
+func (s *syncer) adds(d install.Drift, artifact string) (*catalog.Additions, error) {
+	installed, err := install.Find(s.paths, d.ID)
+	if err != nil {
+		return nil, err
+	}
+	return additionsOf(installed, artifact)
+}
+
+// checkAdds prints, for --check, what replacing the installed version as
+// drift d says would add: what sync asks consent for.
+func (s *syncer) checkAdds(ctx context.Context, lock *install.Lock, d install.Drift) {
+	w := s.f.IO.Out
+	art, err := s.artifact(ctx, d.ID, lock.Extensions[d.ID])
+	if err != nil {
+		termtext.Fprintf(w, "  could not read %s to see what it adds: %s\n", d.Locked, err.Error())
+		return
+	}
+	defer art.Close()
+	a, err := s.adds(d, art.Path)
+	if err != nil {
+		termtext.Fprintf(w, "  could not read %s to see what it adds: %s\n", d.Locked, err.Error())
+		return
+	}
+	if desc := describeAdds(a); desc != "" {
+		termtext.Fprintf(w, "  %s %s; sync needs --yes or a yes at its prompt\n", d.Locked, desc)
+	}
 }
 
 func (s *syncer) apply(ctx context.Context, lock *install.Lock, d install.Drift) error {
@@ -233,6 +277,16 @@ func (s *syncer) apply(ctx context.Context, lock *install.Lock, d install.Drift)
 		return err
 	}
 	defer art.Close()
+	if d.Kind == "differs" {
+		// The bytes about to be installed are diffed, as update does.
+		a, err := s.adds(d, art.Path)
+		if err != nil {
+			return err
+		}
+		if err := consentTo(s.f, s.opts.Yes, d.ID, d.Installed, e.Version, a); err != nil {
+			return err
+		}
+	}
 	req := art.Request(true, true)
 	req.Integrity, req.ManifestDigest = e.Integrity, e.ManifestDigest
 	req.Source, req.SourceKind, req.Channel = e.Source, e.Kind, e.Channel

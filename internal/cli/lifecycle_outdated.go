@@ -74,11 +74,7 @@ func (nc *npmClients) client(recorded string) (*npm.Client, error) {
 	if c, ok := nc.clients[reg]; ok {
 		return c, nil
 	}
-	wd, _ := os.Getwd()
-	c, err := npm.NewClient(npm.Config{
-		Registry: reg, Getenv: nc.f.Getenv, HomeDir: nc.f.Getenv("HOME"), WorkDir: wd,
-		CacheDir: nc.cacheDir, Offline: nc.offline, HTTPClient: nc.f.HTTPClient(), Progress: nc.f.IO.Progress(),
-	})
+	c, err := nc.f.npmClient(npm.Config{Registry: reg, CacheDir: nc.cacheDir, Offline: nc.offline, Progress: nc.f.IO.Progress()})
 	if err != nil {
 		return nil, err
 	}
@@ -308,10 +304,8 @@ func updateNPM(ctx context.Context, opts *UpdateOptions, nc *npmClients, in *ins
 	if err != nil {
 		return nil, err
 	}
-	if s := describeAdds(adds); s != "" && !opts.Yes {
-		if ok, _ := f.IO.Prompter().Confirm("Updating %s %s → %s %s. Accept?", st.ID, st.Current, to, s); !ok {
-			return nil, fmt.Errorf("%w: %s %s", errNotConsented, to, s)
-		}
+	if err := consentTo(f, opts.Yes, st.ID, st.Current, to, adds); err != nil {
+		return nil, err
 	}
 	asked := st.in.Record.Source
 	if opts.Latest {

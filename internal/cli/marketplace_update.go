@@ -149,6 +149,22 @@ func additionsOf(in *install.Installed, file string) (*catalog.Additions, error)
 	return &a, nil
 }
 
+// consentTo asks whether replacing version from of id with version to may
+// add what adds lists (capabilities, tools, activation events, secret slots,
+// a tool's approval loosened): nil when it adds nothing, with yes (--yes), or
+// on a yes at the prompt; else an error matching errNotConsented (also when
+// no one can be asked). update and sync share it.
+func consentTo(f *Factory, yes bool, id, from, to string, adds *catalog.Additions) error {
+	s := describeAdds(adds)
+	if s == "" || yes {
+		return nil
+	}
+	if ok, _ := f.IO.Prompter().Confirm("Updating %s %s → %s %s. Accept?", id, from, to, s); !ok {
+		return fmt.Errorf("%w: %s %s", errNotConsented, to, s)
+	}
+	return nil
+}
+
 func describeAdds(a *catalog.Additions) string {
 	if a.Empty() {
 		return ""
@@ -442,9 +458,13 @@ func runUpdate(ctx context.Context, opts *UpdateOptions) error {
 				return merr
 			}
 			if !found {
-				if in := findInstalled(installed, id); in != nil {
+				in := findInstalled(installed, id)
+				if o := catalogOrigins(ctx, f)(id); in == nil && o != nil {
+					in = findInstalled(installed, o.PackageName) // the item's package, installed from elsewhere
+				}
+				if in != nil {
 					return withHint(fmt.Errorf("%s is installed from %s, not from the marketplace %s; update replaces only what that marketplace installed",
-						id, install.DescribeOrigin(in.Entry, in.Record), catalog.IndexName(c.Source())),
+						in.ID, install.DescribeOrigin(in.Entry, in.Record), catalog.IndexName(c.Source())),
 						"to replace it with the marketplace's version: 'spirit extension marketplace install "+id+" --replace'")
 				}
 				return withHint(fmt.Errorf("%s is not an installed extension that the marketplace knows", id),
@@ -600,12 +620,7 @@ func updateOne(ctx context.Context, opts *UpdateOptions, c *catalog.Client, in *
 				return err
 			}
 			adds = a
-			if s := describeAdds(a); s != "" && !opts.Yes {
-				if ok, _ := f.IO.Prompter().Confirm("Updating %s %s → %s %s. Accept?", st.ID, st.Installed, st.Latest, s); !ok {
-					return fmt.Errorf("%w: %s %s", errNotConsented, st.Latest, s)
-				}
-			}
-			return nil
+			return consentTo(f, opts.Yes, st.ID, st.Installed, st.Latest, a)
 		}}
 	art, err := ms.resolver().ResolveMarketplace(ctx, install.MarketplaceRef{ID: st.ExtensionID, Version: st.Latest})
 	if err != nil {

@@ -143,12 +143,7 @@ func (f *Factory) registryNPM(reg, root string) (*npm.Client, error) {
 		cache = p.CacheDir()
 	}
 	work, _ := filepath.Abs(root)
-	lim, err := f.FetchLimits()
-	if err != nil {
-		return nil, err
-	}
-	return npm.NewClient(npm.Config{Registry: reg, Getenv: f.Getenv, HomeDir: f.Getenv("HOME"), WorkDir: work,
-		CacheDir: cache, HTTPClient: f.HTTPClient(), Limits: lim})
+	return f.npmClient(npm.Config{Registry: reg, WorkDir: work, CacheDir: cache})
 }
 
 // registryProblems prints the problems of a *registry.ProblemsError and
