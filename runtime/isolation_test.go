@@ -274,3 +274,35 @@ func TestMaskingStraddleAndEscaped(t *testing.T) {
 		t.Errorf("the log holds %d masks, want 3", n)
 	}
 }
+
+// A secret whose halves go to stderr around a write to stdout (interleaved
+// streams, with a short and a long line) is masked: each stream is held back
+// on its own, so the stdout line never cuts the stderr one.
+func TestMaskingInterleavedStreams(t *testing.T) {
+	h := hostileHost(t, nil)
+	const secret = "interleaved-secret-7788"
+	for _, pad := range []int{0, 100, 70000} {
+		for _, between := range []string{"out\n", "out without a newline", "\n"} {
+			args, _ := json.Marshal(map[string]any{"key": "api-key", "value": secret, "pad": pad, "between": between})
+			if _, err := call(t, h, "@fixture/hostile/secret", string(args)); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if err := h.Close(); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(h.opts.Paths.LogFile("@fixture/hostile"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	half := len(secret) / 2
+	for _, part := range []string{secret, secret[:half], secret[half:]} {
+		if n := strings.Count(string(b), part); n > 0 {
+			t.Errorf("the log holds %q %d times", part, n)
+		}
+	}
+	if n := strings.Count(string(b), "***"); n != 9 {
+		t.Errorf("the log holds %d masks, want 9", n)
+	}
+}

@@ -115,7 +115,8 @@ const maxLogLine = 64 << 10
 // maskWriter writes whole lines through a masker, so a secret split across
 // two writes is still masked. A line longer than 64 KiB is written in parts
 // that are cut where no secret can straddle the cut: the tail that could
-// hold the start of one waits for more bytes.
+// hold the start of one waits for more bytes. A maskWriter serves one
+// stream: another stream's write in the middle of a line would cut it.
 type maskWriter struct {
 	mu  sync.Mutex
 	m   *masker

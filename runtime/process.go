@@ -24,8 +24,10 @@ type process struct {
 	conn *conn
 	caps capabilities
 	mask *masker
-	logw *maskWriter
-	log  string
+	// One writer per stream: each holds back its own partial line, so a
+	// write to one stream never cuts a secret written to the other.
+	stdout, stderr *maskWriter
+	log            string
 
 	exited   chan struct{}
 	state    string      // how it ended; set before exited is closed
@@ -200,9 +202,12 @@ func (h *Host) start(ctx context.Context, ext *install.Installed, ev *Event) (*p
 		return nil, err
 	}
 	p := &process{ext: ext, mask: &masker{}, log: logPath, exited: make(chan struct{})}
-	p.logw = &maskWriter{m: p.mask, w: logFile}
+	p.stdout = &maskWriter{m: p.mask, w: logFile}
+	p.stderr = &maskWriter{m: p.mask, w: logFile}
 	cmd := h.command(node, ext)
-	cmd.Stdout, cmd.Stderr = p.logw, p.logw
+	// Two writers, so exec gives the child two pipes (one writer would be
+	// one pipe, where both streams arrive interleaved byte by byte).
+	cmd.Stdout, cmd.Stderr = p.stdout, p.stderr
 	cmd.ExtraFiles = []*os.File{toChildR, fromChildW}
 	fmt.Fprintf(logFile, "--- %s spirit started %s %s\n", time.Now().UTC().Format(time.RFC3339), ext.ID, m.Version)
 	err = h.confine(ctx, ext, cmd)
@@ -220,7 +225,8 @@ func (h *Host) start(ctx context.Context, ext *install.Installed, ev *Event) (*p
 	p.cmd = cmd
 	go func() {
 		err := cmd.Wait()
-		p.logw.flush()
+		p.stdout.flush()
+		p.stderr.flush()
 		logFile.Close()
 		fromChildR.Close()
 		switch {

@@ -15,18 +15,21 @@ import (
 // jqFilter is --jq: the command's JSON output is collected and, when the
 // command ends, each JSON value in it is filtered through a jq program
 // (gojq, the maintained jq implementation in Go that gh also uses). A
-// string result is printed as it is (like jq -r), anything else as
-// indented JSON.
+// string result is printed as text (like jq -r), anything else as indented
+// JSON. The results come from outside (an index, a package), so they follow
+// the terminal and CI-log rules of every other output, piped or not: a
+// string is escaped by termtext, and a JSON result has the characters
+// termtext would escape written as \u escapes (the same value). Exact
+// bytes are --json without --jq.
 type jqFilter struct {
 	code *gojq.Code
 	out  io.Writer // where the results go
-	tty  bool      // out is a terminal: strings are printed escaped
 	buf  bytes.Buffer
 }
 
 // newJQFilter compiles expr, so a mistake in it is a usage error before
 // the command does any work.
-func newJQFilter(expr string, out io.Writer, tty bool) (*jqFilter, error) {
+func newJQFilter(expr string, out io.Writer) (*jqFilter, error) {
 	q, err := gojq.Parse(expr)
 	if err != nil {
 		return nil, usageErrorf("--jq %q: %v", expr, err)
@@ -35,7 +38,7 @@ func newJQFilter(expr string, out io.Writer, tty bool) (*jqFilter, error) {
 	if err != nil {
 		return nil, usageErrorf("--jq %q: %v", expr, err)
 	}
-	return &jqFilter{code: code, out: out, tty: tty}, nil
+	return &jqFilter{code: code, out: out}, nil
 }
 
 // Write collects the command's output.
@@ -67,14 +70,14 @@ func (j *jqFilter) flush() error {
 				return fmt.Errorf("--jq: %w", err)
 			}
 			if s, ok := r.(string); ok {
-				if j.tty {
-					termtext.Fprintf(j.out, "%s\n", termtext.Multiline(s))
-				} else {
-					fmt.Fprintln(j.out, s)
-				}
+				termtext.Fprintf(j.out, "%s\n", termtext.Multiline(s))
 				continue
 			}
-			if err := writeJSON(j.out, r); err != nil {
+			var b bytes.Buffer
+			if err := writeJSON(&b, r); err != nil {
+				return fmt.Errorf("--jq: %w", err)
+			}
+			if _, err := j.out.Write(termtext.JSON(b.Bytes())); err != nil {
 				return fmt.Errorf("--jq: %w", err)
 			}
 		}

@@ -8,8 +8,8 @@ import (
 	"github.com/spiritagents/spirit/internal/iostreams"
 )
 
-// --jq filters the --json output: strings print raw (off a terminal), other
-// values as indented JSON, a bad program is a usage error before any work,
+// --jq filters the --json output: strings print as text (escaped by
+// termtext; see jq_hostile_index.txtar), other values as indented JSON, a bad program is a usage error before any work,
 // and text output is refused with a hint.
 func TestJQ(t *testing.T) {
 	pkg := filepath.Join("..", "..", "testdata", "runtime", "kitchen")

@@ -10,6 +10,7 @@ import (
 
 	"github.com/spiritagents/spirit/catalog"
 	"github.com/spiritagents/spirit/internal/iostreams"
+	"github.com/spiritagents/spirit/internal/outputs"
 	"github.com/spiritagents/spirit/internal/termtext"
 	"github.com/spiritagents/spirit/registry/mirror"
 )
@@ -94,6 +95,9 @@ func runRegistryMirror(ctx context.Context, opts *RegistryMirrorOptions) error {
 		IDs: opts.IDs, KeepRemoved: opts.KeepRemoved, AllowSHA1: opts.AllowSHA1, BaseURL: opts.BaseURL,
 		Log: func(msg string) { termtext.Fprintln(ios.ErrOut, msg) }})
 	if res == nil {
+		if errors.Is(err, outputs.ErrRecord) || errors.Is(err, outputs.ErrForeign) {
+			return outputsError(err)
+		}
 		if errors.Is(err, mirror.ErrUnknownID) {
 			return withHint(err, "see spirit extension marketplace list --all")
 		}

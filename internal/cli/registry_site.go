@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 
@@ -9,6 +10,7 @@ import (
 
 	"github.com/spiritagents/spirit/catalog"
 	"github.com/spiritagents/spirit/internal/iostreams"
+	"github.com/spiritagents/spirit/internal/outputs"
 	"github.com/spiritagents/spirit/internal/termtext"
 	"github.com/spiritagents/spirit/registry/site"
 )
@@ -71,7 +73,7 @@ func registryFolder(root string) string {
 func runRegistrySite(ctx context.Context, opts *RegistrySiteOptions) error {
 	res, err := buildSite(ctx, opts.Root, opts.Out, opts.Registry, opts.Title)
 	if err != nil {
-		return err
+		return outputsError(err)
 	}
 	return reportSite(opts.IO, opts.JSON, opts.Out, res)
 }
@@ -94,4 +96,17 @@ func reportSite(ios *iostreams.IOStreams, asJSON bool, out string, res *site.Res
 		plural(res.Extensions, "extension"), plural(len(res.Written), "file"), len(res.Removed), res.Unchanged)
 	termtext.Fprintf(ios.Out, "%s\n", index)
 	return nil
+}
+
+// outputsError adds the remedy to an error about an output folder's
+// record of outputs (registry site, registry mirror); other errors pass.
+func outputsError(err error) error {
+	switch {
+	case errors.Is(err, outputs.ErrForeign):
+		return withHint(err, "write into another folder, or an empty one")
+	case errors.Is(err, outputs.ErrRecord):
+		return withHint(err, "the file lists what earlier runs wrote into the folder, the only files a run removes; "+
+			"delete it to start over (files of earlier runs are then left in place)")
+	}
+	return err
 }

@@ -95,7 +95,7 @@ It reads and writes the same data directory as the Spirit Agent apps.`,
 				return err
 			}
 			if f.Global.JQ != "" {
-				jq, err := newJQFilter(f.Global.JQ, f.IO.Out, f.IO.IsStdoutTTY())
+				jq, err := newJQFilter(f.Global.JQ, f.IO.Out)
 				if err != nil {
 					return err
 				}

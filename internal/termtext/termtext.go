@@ -18,6 +18,10 @@
 //     and escapes a lone CR.
 //   - A line never starts with "::" (after spaces and tabs), which GitHub
 //     Actions reads as a workflow command: the first colon is shown as \x3a.
+//
+// JSON output that is not a contract of exact bytes (the JSON results of
+// --jq) goes through JSON, which writes the characters above as \u escapes
+// and so keeps the value.
 package termtext
 
 import (
@@ -87,6 +91,34 @@ func (o operand) Format(st fmt.State, verb rune) {
 	_, multi := o.v.(Multiline)
 	escape(&b, fmt.Sprintf(fmt.FormatString(st, verb), o.v), multi)
 	io.WriteString(st, b.String())
+}
+
+// JSON returns the JSON text b with the characters that encoding/json
+// leaves as they are but Line would escape (DEL, C1 controls, bidi
+// controls) written as \uXXXX escapes: the same JSON value, safe on a
+// terminal and in a CI log. C0 controls are already escaped in JSON strings,
+// and those characters cannot occur outside a string. b must be valid UTF-8
+// (encoding/json's output is).
+func JSON(b []byte) []byte {
+	var out []byte
+	last := 0
+	for i := 0; i < len(b); {
+		if b[i] < 0x7f {
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRune(b[i:])
+		if r == 0x7f || r >= 0x80 && r <= 0x9f || isBidi(r) {
+			out = append(out, b[last:i]...)
+			out = fmt.Appendf(out, `\u%04x`, r)
+			last = i + size
+		}
+		i += size
+	}
+	if out == nil {
+		return b
+	}
+	return append(out, b[last:]...)
 }
 
 // isPlain reports whether s is printable ASCII only.

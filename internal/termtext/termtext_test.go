@@ -1,7 +1,10 @@
 package termtext
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
+	"reflect"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -135,4 +138,36 @@ func BenchmarkSprintf(b *testing.B) {
 			}
 		})
 	}
+}
+
+// FuzzJSON: JSON keeps the value of any JSON text encoding/json writes and
+// leaves none of the characters Line escapes raw in it.
+func FuzzJSON(f *testing.F) {
+	for _, s := range []string{"plain", "\x1b]52;c;x\x07", "tool\u009b31m", "\u202eevil\x7f", "é\u2067x", "\xff"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		var b bytes.Buffer
+		enc := json.NewEncoder(&b)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(map[string]any{"k": s, "l": []string{s, s}}); err != nil {
+			t.Fatal(err)
+		}
+		got := JSON(b.Bytes())
+		var before, after any
+		if err := json.Unmarshal(b.Bytes(), &before); err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(got, &after); err != nil {
+			t.Fatalf("JSON(%q) = %q is not JSON: %v", b.Bytes(), got, err)
+		}
+		if !reflect.DeepEqual(before, after) {
+			t.Fatalf("value changed: %q -> %q", b.Bytes(), got)
+		}
+		for _, r := range string(got) {
+			if r == 0x7f || r >= 0x80 && r <= 0x9f || isBidi(r) || r < 0x20 && r != '\n' {
+				t.Fatalf("raw %U left in %q", r, got)
+			}
+		}
+	})
 }

@@ -20,7 +20,9 @@
 //     bytes would not change are not rewritten, so a second run with the
 //     same source writes nothing. Files the source no longer lists are
 //     removed after the new catalog is in place, unless KeepRemoved, which
-//     also keeps their items and versions in the catalog.
+//     also keeps their items and versions in the catalog. Only files an
+//     earlier run recorded in the folder's record of outputs
+//     (internal/outputs) are ever removed; other files in the folder stay.
 //   - Order of writes: tarballs, then READMEs, then details (each version
 //     a detail names is already in place), then catalog.json, each through
 //     a temporary file and a rename; removals come last. A run killed at

@@ -9,7 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
+	"maps"
 	"net/http"
 	"net/url"
 	"os"
@@ -21,6 +21,7 @@ import (
 
 	"github.com/spiritagents/spirit/catalog"
 	"github.com/spiritagents/spirit/internal/confine"
+	"github.com/spiritagents/spirit/internal/outputs"
 	"github.com/spiritagents/spirit/npm"
 )
 
@@ -130,6 +131,10 @@ func Mirror(ctx context.Context, opts Options) (*Result, error) {
 	if err := os.MkdirAll(opts.Out, 0o755); err != nil {
 		return nil, err
 	}
+	rec, err := outputs.Open(opts.Out, Writer, isMirrorFile)
+	if err != nil {
+		return nil, err
+	}
 	res := &Result{Downloaded: []string{}, Written: []string{}, Removed: []string{}, Warnings: slices.Clone(cat.Warnings)}
 	var exts []*mirrored
 	for i := range cat.Items {
@@ -142,7 +147,7 @@ func Mirror(ctx context.Context, opts Options) (*Result, error) {
 				Message: fmt.Sprintf("left out: extension id %q cannot be a folder name", it.ExtensionID)})
 			continue
 		}
-		m, err := mirrorOne(ctx, opts, res, &it)
+		m, err := mirrorOne(ctx, opts, rec, res, &it)
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil, ctx.Err()
@@ -157,7 +162,7 @@ func Mirror(ctx context.Context, opts Options) (*Result, error) {
 	if opts.KeepRemoved {
 		exts = keepRemoved(opts.Out, exts)
 	}
-	if err := write(opts.Out, exts, res); err != nil {
+	if err := write(opts.Out, rec, exts, res); err != nil {
 		return nil, err
 	}
 	for _, m := range exts {
@@ -202,7 +207,7 @@ func tarballPath(id string, v *catalog.Version) (string, error) {
 
 // mirrorOne selects the versions of one item and puts their tarballs in
 // the mirror; nil when no version is left.
-func mirrorOne(ctx context.Context, opts Options, res *Result, it *catalog.Item) (*mirrored, error) {
+func mirrorOne(ctx context.Context, opts Options, rec *outputs.Record, res *Result, it *catalog.Item) (*mirrored, error) {
 	d, _, err := opts.Source.Detail(ctx, it.ExtensionID)
 	if err != nil {
 		return nil, err
@@ -225,7 +230,7 @@ func mirrorOne(ctx context.Context, opts Options, res *Result, it *catalog.Item)
 		}
 		rel, err := tarballPath(it.ExtensionID, &v)
 		if err == nil {
-			err = fetchTarball(ctx, opts, res, it, &v, rel)
+			err = fetchTarball(ctx, opts, rec, res, it, &v, rel)
 		}
 		if err != nil {
 			if ctx.Err() != nil {
@@ -276,7 +281,7 @@ func (m *mirrored) fixDefault() {
 
 // fetchTarball makes sure the mirror holds the verified tarball of v at
 // rel: kept when the file there verifies, else downloaded and verified.
-func fetchTarball(ctx context.Context, opts Options, res *Result, it *catalog.Item, v *catalog.Version, rel string) error {
+func fetchTarball(ctx context.Context, opts Options, rec *outputs.Record, res *Result, it *catalog.Item, v *catalog.Version, rel string) error {
 	if verifyLocal(ctx, opts, it, v, rel) == nil {
 		return nil
 	}
@@ -290,6 +295,9 @@ func fetchTarball(ctx context.Context, opts Options, res *Result, it *catalog.It
 	}
 	if tb.Temporary {
 		defer os.Remove(tb.Path)
+	}
+	if err := rec.Claim(rel); err != nil {
+		return err
 	}
 	if err := copyIn(opts.Out, rel, tb.Path); err != nil {
 		return err
@@ -420,8 +428,8 @@ func keepRemoved(out string, exts []*mirrored) []*mirrored {
 }
 
 // write writes READMEs, details and the catalog, in that order, then
-// removes what no longer belongs to the mirror.
-func write(out string, exts []*mirrored, res *Result) error {
+// removes what an earlier run wrote that no longer belongs to the mirror.
+func write(out string, rec *outputs.Record, exts []*mirrored, res *Result) error {
 	keep := map[string]bool{"catalog.json": true}
 	cat := catalog.Catalog{SchemaVersion: 1, Items: []catalog.Item{}}
 	var details []string
@@ -444,12 +452,22 @@ func write(out string, exts []*mirrored, res *Result) error {
 			}
 		}
 		if m.readme != nil {
+			keep[m.detail.ReadmePath] = true
+		}
+		keep[m.item.DetailPath] = true
+		cat.Items = append(cat.Items, m.item)
+		details = append(details, m.item.DetailPath)
+	}
+	names := slices.Sorted(maps.Keys(keep))
+	if err := rec.Claim(names...); err != nil {
+		return err
+	}
+	for _, m := range exts {
+		if m.readme != nil {
 			if err := put(m.detail.ReadmePath, m.readme); err != nil {
 				return err
 			}
 		}
-		cat.Items = append(cat.Items, m.item)
-		details = append(details, m.item.DetailPath)
 	}
 	for i, m := range exts {
 		data, err := encode(m.detail)
@@ -467,7 +485,9 @@ func write(out string, exts []*mirrored, res *Result) error {
 	if err := put("catalog.json", data); err != nil {
 		return err
 	}
-	return removeStale(out, keep, res)
+	removed, err := rec.Finish(names)
+	res.Removed = append(res.Removed, removed...)
+	return err
 }
 
 func encode(v any) ([]byte, error) {
@@ -478,38 +498,25 @@ func encode(v any) ([]byte, error) {
 	return append(data, '\n'), nil
 }
 
-// removeStale removes the files under extensions/ and tarballs/ that keep
-// does not name, and folders left empty.
-func removeStale(out string, keep map[string]bool, res *Result) error {
-	for _, top := range []string{"extensions", "tarballs"} {
-		var dirs []string
-		err := filepath.WalkDir(filepath.Join(out, top), func(p string, d fs.DirEntry, err error) error {
-			if err != nil {
-				if errors.Is(err, fs.ErrNotExist) {
-					return nil
-				}
-				return err
-			}
-			rel, _ := filepath.Rel(out, p)
-			rel = filepath.ToSlash(rel)
-			switch {
-			case d.IsDir():
-				dirs = append(dirs, rel)
-			case !keep[rel]:
-				if err := confine.Remove(out, filepath.FromSlash(rel)); err != nil {
-					return fmt.Errorf("removing %s from the mirror: %w", rel, err)
-				}
-				res.Removed = append(res.Removed, rel)
-			}
-			return nil
-		})
-		if err != nil {
-			return err
-		}
-		slices.Reverse(dirs)
-		for _, d := range dirs {
-			_ = os.Remove(filepath.Join(out, filepath.FromSlash(d))) // only when empty
-		}
+// Writer names the mirror's writer in the output folder's record.
+const Writer = "registry mirror"
+
+// isMirrorFile says whether name is a file a mirror can hold:
+// catalog.json, extensions/<id>/detail.json or README.md, and
+// tarballs/<id>/<file>.tgz.
+func isMirrorFile(name string) bool {
+	if name == "catalog.json" {
+		return true
 	}
-	return nil
+	parts := strings.Split(name, "/")
+	if len(parts) != 3 || !safeSegment().MatchString(parts[1]) {
+		return false
+	}
+	switch parts[0] {
+	case "extensions":
+		return parts[2] == "detail.json" || parts[2] == "README.md"
+	case "tarballs":
+		return safeSegment().MatchString(parts[2])
+	}
+	return false
 }

@@ -23,6 +23,8 @@
 //   - Output is deterministic: the same index gives the same bytes. Files
 //     are replaced atomically and only when their bytes change; pages of
 //     extensions no longer listed are removed after every file is written.
+//     Only files an earlier run recorded in the folder's record of outputs
+//     (internal/outputs) are ever removed; other files in the folder stay.
 //   - An extension whose id is not a safe file name is left out with a
 //     warning; a detail or README that cannot be read leaves the page
 //     without it, with a warning.

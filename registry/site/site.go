@@ -9,9 +9,9 @@ import (
 	"errors"
 	"fmt"
 	"html/template"
-	"io/fs"
 	"net/url"
 	"os"
+	"path"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -21,6 +21,7 @@ import (
 
 	"github.com/spiritagents/spirit/catalog"
 	"github.com/spiritagents/spirit/internal/confine"
+	"github.com/spiritagents/spirit/internal/outputs"
 )
 
 //go:embed templates/*.html assets/*
@@ -380,12 +381,21 @@ func (res *Result) Files() []string {
 func (res *Result) File(name string) []byte { return res.files[name] }
 
 // write writes the files that changed, then removes the site files that
-// are no longer produced: pages under x/ and files under assets/.
+// an earlier run wrote and this one no longer produces (as the folder's
+// record of outputs names them; no other file is touched).
 func (res *Result) write(out string) error {
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return fmt.Errorf("%w: %w", ErrOut, err)
 	}
-	for _, name := range res.Files() {
+	rec, err := outputs.Open(out, Writer, isSiteFile)
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrOut, err)
+	}
+	names := res.Files()
+	if err := rec.Claim(names...); err != nil {
+		return err
+	}
+	for _, name := range names {
 		old, err := confine.ReadFile(out, filepath.FromSlash(name))
 		if err == nil && bytes.Equal(old, res.files[name]) {
 			res.Unchanged++
@@ -396,21 +406,31 @@ func (res *Result) write(out string) error {
 		}
 		res.Written = append(res.Written, name)
 	}
-	for _, sub := range []string{"x", "assets"} {
-		entries, err := os.ReadDir(filepath.Join(out, sub))
-		if err != nil {
-			continue
-		}
-		for _, de := range entries {
-			name := sub + "/" + de.Name()
-			if _, ok := res.files[name]; ok || de.Type()&fs.ModeType != 0 {
-				continue
-			}
-			if err := confine.Remove(out, filepath.FromSlash(name)); err != nil {
-				return fmt.Errorf("removing stale site file %s: %w", name, err)
-			}
-			res.Removed = append(res.Removed, name)
-		}
+	removed, err := rec.Finish(names)
+	res.Removed = append(res.Removed, removed...)
+	if err != nil {
+		return fmt.Errorf("removing stale site files: %w", err)
 	}
 	return nil
+}
+
+// Writer names the site's writer in the output folder's record.
+const Writer = "registry site"
+
+// isSiteFile says whether name is a file a site can hold: index.html,
+// index.json, x/<extensionId>.html, or a style sheet or script under
+// assets/.
+func isSiteFile(name string) bool {
+	if name == "index.html" || name == "index.json" {
+		return true
+	}
+	dir, base := path.Split(name)
+	switch dir {
+	case "x/":
+		id, ok := strings.CutSuffix(base, ".html")
+		return ok && safeID().MatchString(id)
+	case "assets/":
+		return safeID().MatchString(base) && (path.Ext(base) == ".css" || path.Ext(base) == ".js")
+	}
+	return false
 }

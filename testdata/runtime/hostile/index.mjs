@@ -108,8 +108,17 @@ export function activate() {
         }
       },
       // Stores a secret and logs it split across a.pad bytes of padding.
+      // With a.between, the first half goes to stderr without a newline,
+      // then a.between to stdout, then the rest to stderr.
       secret: async ({ arguments: a, secrets }) => {
         await secrets.set(a.key, a.value);
+        if (a.between !== undefined) {
+          const half = a.value.length >> 1;
+          process.stderr.write('p'.repeat(a.pad) + a.value.slice(0, half));
+          process.stdout.write(a.between);
+          process.stderr.write(a.value.slice(half) + '\n');
+          return 'logged';
+        }
         process.stderr.write('p'.repeat(a.pad) + a.value + '\n');
         return 'logged';
       },
