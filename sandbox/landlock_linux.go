@@ -189,8 +189,10 @@ func landlockArgs(spec Spec, g grants, node, home, tmp string) ([]string, error)
 	ro(systemTop...)
 	ro(systemEtc...)
 	ro("/dev/urandom", "/dev/random", "/proc")
-	if prefix := nodePrefix(node); prefix != "" {
-		ro(prefix)
+	for _, f := range nodeFiles(node) {
+		if !isSystemPath(f) {
+			ro(f)
+		}
 	}
 	ro(g.read...)
 	for _, w := range append([]string{"/dev/null", "/dev/zero", home, tmp}, g.write...) {

@@ -235,3 +235,7 @@ func outermost(l []string) []string {
 	}
 	return out
 }
+
+// LandlockABI is the Landlock ABI version of the running kernel, 0 when
+// Landlock is missing or disabled (and on every other OS).
+func LandlockABI() int { return landlockABI() }
