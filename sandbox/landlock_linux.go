@@ -33,6 +33,8 @@ func landlockABI() int {
 //
 //	--ro PATH     read (and execute) PATH
 //	--rw PATH     read and write PATH
+//	--scope       only scope abstract Unix sockets and signals to this
+//	              domain (ABI 6), nothing else: bubblewrap runs under it
 //	--no-network  refuse every socket but Unix and netlink ones (seccomp;
 //	              TCP also by Landlock from ABI 4)
 //	-- PROGRAM ARGS…
@@ -40,7 +42,7 @@ func landlockABI() int {
 // Missing paths are skipped. It returns only on failure.
 func Exec(args []string) error {
 	var ro, rw []string
-	noNet := false
+	noNet, scopeOnly := false, false
 	i := 0
 	for ; i < len(args) && args[i] != "--"; i++ {
 		switch args[i] {
@@ -56,6 +58,8 @@ func Exec(args []string) error {
 			i++
 		case "--no-network":
 			noNet = true
+		case "--scope":
+			scopeOnly = true
 		default:
 			return fmt.Errorf("sandbox exec: unknown option %q", args[i])
 		}
@@ -69,6 +73,9 @@ func Exec(args []string) error {
 	abi := landlockABI()
 	if abi < 1 {
 		return fmt.Errorf("%w: Landlock is not enabled in this kernel", ErrUnavailable)
+	}
+	if scopeOnly {
+		return execScoped(abi, prog)
 	}
 	var rules []landlock.Rule
 	for _, p := range ro {
@@ -103,6 +110,21 @@ func Exec(args []string) error {
 	// every capability for the program.
 	if err := dropCapabilities(); err != nil {
 		return fmt.Errorf("sandbox exec: dropping capabilities: %w", err)
+	}
+	return syscall.Exec(prog[0], prog, os.Environ())
+}
+
+// execScoped applies Landlock's scoping alone (no file or network rule, no
+// seccomp, capabilities kept: bubblewrap needs them to set up its
+// namespaces and drops them itself), then execs prog. Abstract Unix sockets
+// and signals of processes outside the domain are then out of reach of
+// prog and everything it starts.
+func execScoped(abi int, prog []string) error {
+	if abi < 6 {
+		return fmt.Errorf("%w: scoping abstract Unix sockets needs Landlock ABI 6 (this kernel has %d)", ErrUnavailable, abi)
+	}
+	if err := landlock.V9.BestEffort().RestrictScoped(); err != nil {
+		return fmt.Errorf("sandbox exec: Landlock scopes: %w", err)
 	}
 	return syscall.Exec(prog[0], prog, os.Environ())
 }

@@ -246,12 +246,19 @@ func (s Status) Wrap(ctx context.Context, spec Spec) (*Command, error) {
 	if s.Kind == KindLandlock {
 		return s.wrapLandlock(ctx, spec, g, node)
 	}
-	args := []string{s.Path}
+	path, args := s.Path, []string{s.Path}
+	// With the network namespace shared, the host's abstract Unix sockets
+	// (an X11 server, a D-Bus, an agent) would be one connect away:
+	// Landlock's scoping, applied by spirit before it execs bwrap, keeps
+	// them (and signals to processes outside) out of reach.
+	if s.Scoper != "" && !spec.Policy.NoNetwork {
+		path, args = s.Scoper, []string{"spirit", ExecCommand, "--scope", "--", s.Path}
+	}
 	args = append(args, bwrapArgs(spec, g, node)...)
 	args = append(args, "--", node)
 	args = append(args, seatBelt(ctx, node, spec.NodeInfoCache, g, true)...)
 	args = append(args, spec.NodeArgs...)
-	return &Command{Path: s.Path, Args: args, Env: sandboxEnv(spec.Env), Dir: spec.PackageDir}, nil
+	return &Command{Path: path, Args: args, Env: sandboxEnv(spec.Env), Dir: spec.PackageDir}, nil
 }
 
 // grants are the resolved file rules of one process.
