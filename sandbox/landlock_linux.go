@@ -33,13 +33,16 @@ func landlockABI() int {
 //
 //	--ro PATH     read (and execute) PATH
 //	--rw PATH     read and write PATH
-//	--no-network  refuse TCP connect and bind (Landlock ABI 4 and later)
+//	--scope       only scope abstract Unix sockets and signals to this
+//	              domain (ABI 6), nothing else: bubblewrap runs under it
+//	--no-network  refuse every socket but Unix and netlink ones (seccomp;
+//	              TCP also by Landlock from ABI 4)
 //	-- PROGRAM ARGS…
 //
 // Missing paths are skipped. It returns only on failure.
 func Exec(args []string) error {
 	var ro, rw []string
-	noNet := false
+	noNet, scopeOnly := false, false
 	i := 0
 	for ; i < len(args) && args[i] != "--"; i++ {
 		switch args[i] {
@@ -55,6 +58,8 @@ func Exec(args []string) error {
 			i++
 		case "--no-network":
 			noNet = true
+		case "--scope":
+			scopeOnly = true
 		default:
 			return fmt.Errorf("sandbox exec: unknown option %q", args[i])
 		}
@@ -68,6 +73,9 @@ func Exec(args []string) error {
 	abi := landlockABI()
 	if abi < 1 {
 		return fmt.Errorf("%w: Landlock is not enabled in this kernel", ErrUnavailable)
+	}
+	if scopeOnly {
+		return execScoped(abi, prog)
 	}
 	var rules []landlock.Rule
 	for _, p := range ro {
@@ -86,24 +94,37 @@ func Exec(args []string) error {
 	if err := cfg.RestrictScoped(); err != nil {
 		return fmt.Errorf("sandbox exec: Landlock scopes: %w", err)
 	}
-	if noNet {
-		if abi < 4 {
-			return fmt.Errorf("%w: --no-network needs Landlock ABI 4 (this kernel has %d)", ErrUnavailable, abi)
-		}
+	if noNet && abi >= 4 {
 		if err := landlock.V4.RestrictNet(); err != nil {
 			return fmt.Errorf("sandbox exec: Landlock network: %w", err)
 		}
 	}
-	if abi < 9 {
-		if err := refuseUnixSockets(); err != nil {
-			return fmt.Errorf("sandbox exec: refusing Unix sockets: %w", err)
-		}
+	// Landlock's network rules (ABI 4) cover TCP only, and before ABI 9
+	// its path rules do not cover connecting to a Unix socket: seccomp
+	// refuses the sockets themselves.
+	if err := refuseSockets(abi < 9, noNet); err != nil {
+		return fmt.Errorf("sandbox exec: refusing sockets: %w", err)
 	}
 	// Landlock does not stop a process with CAP_SYS_PTRACE (root) from
 	// reading /proc/PID/environ of processes outside its domain: drop
 	// every capability for the program.
 	if err := dropCapabilities(); err != nil {
 		return fmt.Errorf("sandbox exec: dropping capabilities: %w", err)
+	}
+	return syscall.Exec(prog[0], prog, os.Environ())
+}
+
+// execScoped applies Landlock's scoping alone (no file or network rule, no
+// seccomp, capabilities kept: bubblewrap needs them to set up its
+// namespaces and drops them itself), then execs prog. Abstract Unix sockets
+// and signals of processes outside the domain are then out of reach of
+// prog and everything it starts.
+func execScoped(abi int, prog []string) error {
+	if abi < 6 {
+		return fmt.Errorf("%w: scoping abstract Unix sockets needs Landlock ABI 6 (this kernel has %d)", ErrUnavailable, abi)
+	}
+	if err := landlock.V9.BestEffort().RestrictScoped(); err != nil {
+		return fmt.Errorf("sandbox exec: Landlock scopes: %w", err)
 	}
 	return syscall.Exec(prog[0], prog, os.Environ())
 }
@@ -128,25 +149,42 @@ func dropCapabilities() error {
 	return unix.Capset(&hdr, &data[0])
 }
 
-// refuseUnixSockets makes socket(AF_UNIX, …) fail with EPERM, with a
-// seccomp filter (github.com/elastic/go-seccomp-bpf): before Landlock ABI 9
-// a confined process could still connect to Unix sockets by path, such as
-// the D-Bus session bus and the Secret Service behind it. socketpair, which
-// Node uses for its children's pipes, stays allowed.
-func refuseUnixSockets() error {
+// refuseSockets loads a seccomp filter (github.com/elastic/go-seccomp-bpf)
+// that makes socket(2) fail with EPERM:
+//
+//   - unixSockets: for AF_UNIX (before Landlock ABI 9 a confined process
+//     could still connect to Unix sockets by path, such as the D-Bus
+//     session bus and the Secret Service behind it);
+//   - network: for every family but AF_UNIX and AF_NETLINK (the kernel's
+//     own), so no IPv4 or IPv6 socket (TCP, UDP, ICMP) and no other
+//     network family (vsock, Bluetooth…): Landlock's network rules hold for
+//     TCP only. io_uring_setup fails too, as io_uring can make a socket
+//     without socket(2) (libuv then does without it).
+//
+// socketpair, which Node uses for its children's pipes, stays allowed.
+func refuseSockets(unixSockets, network bool) error {
+	var denied []seccomp.NameWithConditions
+	if unixSockets {
+		denied = append(denied, seccomp.NameWithConditions{Name: "socket",
+			Conditions: []seccomp.Condition{{Argument: 0, Operation: seccomp.Equal, Value: unix.AF_UNIX}}})
+	}
+	if network {
+		denied = append(denied, seccomp.NameWithConditions{Name: "socket", Conditions: []seccomp.Condition{
+			{Argument: 0, Operation: seccomp.NotEqual, Value: unix.AF_UNIX},
+			{Argument: 0, Operation: seccomp.NotEqual, Value: unix.AF_NETLINK},
+		}})
+	}
+	if len(denied) == 0 {
+		return nil
+	}
+	group := seccomp.SyscallGroup{Action: seccomp.ActionErrno, NamesWithCondtions: denied}
+	if network {
+		group.Names = []string{"io_uring_setup"}
+	}
 	return seccomp.LoadFilter(seccomp.Filter{
 		NoNewPrivs: true,
 		Flag:       seccomp.FilterFlagTSync,
-		Policy: seccomp.Policy{
-			DefaultAction: seccomp.ActionAllow,
-			Syscalls: []seccomp.SyscallGroup{{
-				Action: seccomp.ActionErrno,
-				NamesWithCondtions: []seccomp.NameWithConditions{{
-					Name:       "socket",
-					Conditions: []seccomp.Condition{{Argument: 0, Operation: seccomp.Equal, Value: unix.AF_UNIX}},
-				}},
-			}},
-		},
+		Policy:     seccomp.Policy{DefaultAction: seccomp.ActionAllow, Syscalls: []seccomp.SyscallGroup{group}},
 	})
 }
 
@@ -189,8 +227,10 @@ func landlockArgs(spec Spec, g grants, node, home, tmp string) ([]string, error)
 	ro(systemTop...)
 	ro(systemEtc...)
 	ro("/dev/urandom", "/dev/random", "/proc")
-	if prefix := nodePrefix(node); prefix != "" {
-		ro(prefix)
+	for _, f := range nodeFiles(node) {
+		if !isSystemPath(f) {
+			ro(f)
+		}
 	}
 	ro(g.read...)
 	for _, w := range append([]string{"/dev/null", "/dev/zero", home, tmp}, g.write...) {

@@ -25,6 +25,13 @@ type Status struct {
 	Version string `json:"version,omitempty"`
 	// Reason says why a stronger sandbox is not in force ("" for bwrap).
 	Reason string `json:"reason,omitempty"`
+	// LandlockABI is the kernel's Landlock ABI version (0 without Landlock).
+	LandlockABI int `json:"landlockABI,omitempty"`
+	// Scoper is spirit's own executable when bubblewrap runs under
+	// Landlock's scoping (ExecCommand --scope, ABI 6): abstract Unix
+	// sockets and signals of processes outside stay out of reach while the
+	// network namespace is shared. "" without it.
+	Scoper string `json:"-"`
 }
 
 // Probe finds the sandbox to use: bubblewrap when it is on PATH and can
@@ -74,7 +81,7 @@ func probeLandlock() Status {
 	if err != nil {
 		return Status{Kind: KindNone, Reason: "cannot find spirit's own executable for Landlock: " + err.Error()}
 	}
-	return Status{Kind: KindLandlock, Path: self, Version: "Landlock ABI " + strconv.Itoa(abi)}
+	return Status{Kind: KindLandlock, Path: self, Version: "Landlock ABI " + strconv.Itoa(abi), LandlockABI: abi}
 }
 
 func probeBwrap(ctx context.Context) Status {
@@ -98,9 +105,16 @@ func probeBwrap(ctx context.Context) Status {
 		}
 		return Status{Kind: KindNone, Path: path, Reason: "bubblewrap cannot run here: " + firstLine(msg)}
 	}
-	st := Status{Kind: KindBwrap, Path: path}
+	st := Status{Kind: KindBwrap, Path: path, LandlockABI: landlockABI()}
 	if out, err := exec.CommandContext(ctx, path, "--version").Output(); err == nil {
 		st.Version = strings.TrimSpace(string(out))
+	}
+	// Landlock's scoping sets no_new_privs, which a setuid bwrap cannot
+	// run under.
+	if fi, err := os.Stat(path); err == nil && fi.Mode()&os.ModeSetuid == 0 && st.LandlockABI >= 6 {
+		if self, err := os.Executable(); err == nil {
+			st.Scoper = self
+		}
 	}
 	return st
 }
@@ -235,3 +249,7 @@ func outermost(l []string) []string {
 	}
 	return out
 }
+
+// LandlockABI is the Landlock ABI version of the running kernel, 0 when
+// Landlock is missing or disabled (and on every other OS).
+func LandlockABI() int { return landlockABI() }

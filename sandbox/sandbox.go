@@ -9,7 +9,9 @@
 //     /lib* links or directories, and the few /etc files name resolution, TLS
 //     and time zones read (resolv.conf, hosts, nsswitch.conf, passwd, group,
 //     ssl certificates, localtime…);
-//   - Node itself (the directory tree it was installed in), read-only;
+//   - Node itself: its executable and the shared libraries it loads from
+//     outside the system directories, file by file, read-only (never the
+//     directory it was installed in, which may be ~/.local or ~);
 //   - the extension's own package directory, read-only (and its working
 //     directory);
 //   - a private /tmp and a private, empty HOME (/home/extension), both tmpfs;
@@ -244,12 +246,19 @@ func (s Status) Wrap(ctx context.Context, spec Spec) (*Command, error) {
 	if s.Kind == KindLandlock {
 		return s.wrapLandlock(ctx, spec, g, node)
 	}
-	args := []string{s.Path}
+	path, args := s.Path, []string{s.Path}
+	// With the network namespace shared, the host's abstract Unix sockets
+	// (an X11 server, a D-Bus, an agent) would be one connect away:
+	// Landlock's scoping, applied by spirit before it execs bwrap, keeps
+	// them (and signals to processes outside) out of reach.
+	if s.Scoper != "" && !spec.Policy.NoNetwork {
+		path, args = s.Scoper, []string{"spirit", ExecCommand, "--scope", "--", s.Path}
+	}
 	args = append(args, bwrapArgs(spec, g, node)...)
 	args = append(args, "--", node)
 	args = append(args, seatBelt(ctx, node, spec.NodeInfoCache, g, true)...)
 	args = append(args, spec.NodeArgs...)
-	return &Command{Path: s.Path, Args: args, Env: sandboxEnv(spec.Env), Dir: spec.PackageDir}, nil
+	return &Command{Path: path, Args: args, Env: sandboxEnv(spec.Env), Dir: spec.PackageDir}, nil
 }
 
 // grants are the resolved file rules of one process.
@@ -361,20 +370,22 @@ func bwrapArgs(spec Spec, g grants, node string) []string {
 		a = append(a, "--ro-bind-try", e, e)
 	}
 	a = append(a, "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp", "--tmpfs", HomeDir)
-	if prefix := nodePrefix(node); prefix != "" {
-		a = append(a, "--ro-bind", prefix, prefix)
-	}
 	for _, r := range g.read[1:] {
 		a = append(a, "--ro-bind-try", r, r)
 	}
 	for _, w := range g.write {
 		a = append(a, "--bind-try", w, w)
 	}
-	// Cover the hidden paths that a grant exposed, then bind the package
-	// back (it lives in the data directory).
+	// Cover the hidden paths that a grant exposed, then bind Node's files
+	// and the package back (the package lives in the data directory).
 	for _, h := range g.hidden {
 		if exposed(h, g) {
 			a = append(a, "--tmpfs", h)
+		}
+	}
+	for _, f := range nodeFiles(node) {
+		if !isSystemPath(f) {
+			a = append(a, "--ro-bind", f, f)
 		}
 	}
 	a = append(a, "--ro-bind", spec.PackageDir, spec.PackageDir, "--chdir", spec.PackageDir)
@@ -389,23 +400,6 @@ func exposed(h string, g grants) bool {
 		}
 	}
 	return false
-}
-
-// nodePrefix is the directory tree to bind for node when it is not under
-// /usr: the parent of its bin directory (as node tarballs and version
-// managers lay it out), else its own directory.
-func nodePrefix(node string) string {
-	if within(node, "/usr") {
-		return ""
-	}
-	dir := filepath.Dir(node)
-	if filepath.Base(dir) == "bin" {
-		dir = filepath.Dir(dir)
-	}
-	if dir == "/" {
-		return filepath.Dir(node)
-	}
-	return dir
 }
 
 func (s Status) wrapLandlock(ctx context.Context, spec Spec, g grants, node string) (*Command, error) {

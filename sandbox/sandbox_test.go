@@ -157,3 +157,29 @@ func TestWrapRefusesGrantInHidden(t *testing.T) {
 		}
 	}
 }
+
+// TestWrapScopesBwrap checks that bubblewrap runs under spirit's Landlock
+// scoping when the probe found it and the network namespace is shared, and
+// directly when the extension has a network namespace of its own.
+func TestWrapScopesBwrap(t *testing.T) {
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Skip("node not found")
+	}
+	st := Status{Kind: KindBwrap, Path: "/usr/bin/bwrap", Scoper: "/opt/spirit"}
+	spec := Spec{ID: "x", Node: node, PackageDir: "/d/pkg"}
+	c, err := st.Wrap(context.Background(), spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Path != "/opt/spirit" || !slices.Equal(c.Args[:5], []string{"spirit", ExecCommand, "--scope", "--", "/usr/bin/bwrap"}) {
+		t.Errorf("shared network: %s %q, want bwrap under %s --scope", c.Path, c.Args[:5], ExecCommand)
+	}
+	spec.Policy.NoNetwork = true
+	if c, err = st.Wrap(context.Background(), spec); err != nil {
+		t.Fatal(err)
+	}
+	if c.Path != "/usr/bin/bwrap" || c.Args[0] != "/usr/bin/bwrap" {
+		t.Errorf("no network: %s %q, want bwrap itself", c.Path, c.Args[:2])
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -61,7 +62,10 @@ type DoctorNode struct {
 	// PermissionModel is the flag of Node's permission model used as a
 	// seat belt inside the sandbox, "" when this Node has none.
 	PermissionModel string `json:"permissionModel,omitempty"`
-	Error           string `json:"error,omitempty"`
+	// UnderHome says that Node's executable (links resolved) lies in the
+	// user's home directory.
+	UnderHome bool   `json:"underHome,omitempty"`
+	Error     string `json:"error,omitempty"`
 }
 
 // DoctorKeyring is where extension secrets are kept, and whether a secret
@@ -110,6 +114,9 @@ func runDoctor(ctx context.Context, opts *DoctorOptions) error {
 	rep.Node = doctorNode(ctx, f)
 	if rep.Node.Error != "" {
 		warn("Node.js: %s", rep.Node.Error)
+	}
+	if rep.Node.UnderHome {
+		warn("Node.js %s lives in your home directory: the sandbox shows extensions only its executable and libraries, never the folder around it, but an extension granted write access there could replace the Node every extension runs with; install Node.js outside your home, or point SPIRIT_NODE at one", rep.Node.Path)
 	}
 
 	rep.Keyring, err = secretRoundTrip(f, p.DataDir)
@@ -210,6 +217,14 @@ func doctorNode(ctx context.Context, f *Factory) DoctorNode {
 		return DoctorNode{Path: path, Error: err.Error()}
 	}
 	n := DoctorNode{Path: path, Version: info.Version, PermissionModel: info.PermissionFlag}
+	if real, err := filepath.EvalSymlinks(path); err == nil {
+		n.Path = real
+		home := strings.TrimSpace(f.Getenv("HOME"))
+		if realHome, err := filepath.EvalSymlinks(home); err == nil {
+			home = realHome
+		}
+		n.UnderHome = filepath.IsAbs(home) && home != "/" && strings.HasPrefix(real, home+string(filepath.Separator))
+	}
 	if info.Major < 18 {
 		n.Error = fmt.Sprintf("%s is Node.js %s; 18 or later is needed", path, info.Version)
 	}

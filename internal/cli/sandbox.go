@@ -23,7 +23,7 @@ import (
 // --sandbox flag of the commands that run extensions.
 func addSandboxCommands(root *cobra.Command, f *Factory) {
 	root.AddCommand(newCmdDoctor(f, nil), &cobra.Command{
-		Use:                sandbox.ExecCommand + " [--ro PATH | --rw PATH | --no-network]... -- PROGRAM [ARG]...",
+		Use:                sandbox.ExecCommand + " [--ro PATH | --rw PATH | --no-network | --scope]... -- PROGRAM [ARG]...",
 		Short:              "Apply Landlock and exec PROGRAM (spirit runs this itself for each extension)",
 		Hidden:             true,
 		DisableFlagParsing: true,

@@ -3,6 +3,7 @@
 // a failing call means the sandbox held.
 import fs from 'node:fs';
 import net from 'node:net';
+import dgram from 'node:dgram';
 import { execFileSync } from 'node:child_process';
 
 function read(path) {
@@ -11,6 +12,39 @@ function read(path) {
     return names.map((n) => `${n}: ${fs.readFileSync(`${path}/${n}`, 'utf8')}`).join('\n');
   }
   return fs.readFileSync(path, 'utf8');
+}
+
+// connectAndRead connects to a Unix socket (a path, or "\0name" for an
+// abstract one) and resolves with its first line.
+function connectAndRead(path, label) {
+  return new Promise((resolve, reject) => {
+    const c = net.connect(path);
+    c.setEncoding('utf8');
+    c.on('data', (d) => {
+      resolve(d.trim());
+      c.destroy();
+    });
+    c.on('error', (e) => reject(new Error(`connect ${label}: ${e.code}`)));
+  });
+}
+
+// udp sends one datagram and resolves once the kernel took it.
+function udp(host, port, text) {
+  return new Promise((resolve, reject) => {
+    let s;
+    try {
+      s = dgram.createSocket(host.includes(':') ? 'udp6' : 'udp4');
+    } catch (e) {
+      reject(new Error(`udp socket: ${e.code ?? e.message}`));
+      return;
+    }
+    s.on('error', (e) => reject(new Error(`udp ${host}:${port}: ${e.code}`)));
+    s.send(text, port, host, (e) => {
+      s.close();
+      if (e) reject(new Error(`udp ${host}:${port}: ${e.code}`));
+      else resolve('sent');
+    });
+  });
 }
 
 function environ(marker) {
@@ -45,16 +79,9 @@ export function activate() {
         }
       },
       environ: ({ arguments: args }) => environ(args.marker),
-      unix: ({ arguments: args }) =>
-        new Promise((resolve, reject) => {
-          const c = net.connect(args.path);
-          c.setEncoding('utf8');
-          c.on('data', (d) => {
-            resolve(d.trim());
-            c.destroy();
-          });
-          c.on('error', (e) => reject(new Error(`connect ${args.path}: ${e.code}`)));
-        }),
+      unix: ({ arguments: args }) => connectAndRead(args.path, args.path),
+      abstract: ({ arguments: args }) => connectAndRead(`\0${args.name}`, `@${args.name}`),
+      udp: ({ arguments: args }) => udp(args.host, Number(args.port), args.text ?? 'pwned'),
       write: ({ arguments: args }) => {
         fs.writeFileSync(args.path, args.text ?? 'pwned');
         return 'written';
