@@ -7,6 +7,13 @@ import "runtime/debug"
 // When it is left at "dev", the module version from the build info is used if there is one.
 var Version = "dev"
 
+// Commit and Date are the commit and its time (RFC 3339) of a release build,
+// set the same way by make dist; empty otherwise.
+var (
+	Commit string
+	Date   string
+)
+
 // String returns the version of this binary.
 func String() string {
 	if Version != "dev" {
