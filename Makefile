@@ -42,6 +42,14 @@ check:
 	$(GO) vet ./...
 	$(GO) run $(STATICCHECK) ./...
 
+# Release files in dist/: an archive and a CycloneDX SBOM per target, the npm
+# packages, checksums.txt; reproducible (internal/dist, docs/releasing.md).
+# DIST_TARGETS=linux/amd64 makes one target only.
+DIST_TARGETS ?= linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64 windows/arm64
+.PHONY: dist
+dist:
+	$(GO) run ./internal/dist -version '$(VERSION)' -targets '$(DIST_TARGETS)' -out dist
+
 # Only the end-to-end tests (testscript and the real-registry tests).
 e2e:
 	$(GO) test -count=1 -timeout 20m -run 'TestScript|TestE2E' ./...
@@ -63,4 +71,4 @@ demo: build
 	bash scripts/demo.sh
 
 clean:
-	rm -rf bin
+	rm -rf bin dist

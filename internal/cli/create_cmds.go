@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/spiritagents/spirit/internal/build"
 	"github.com/spiritagents/spirit/internal/scaffold"
 	"github.com/spiritagents/spirit/internal/termtext"
 )
@@ -96,7 +97,8 @@ func runCreate(opts *CreateOptions) error {
 	if err != nil {
 		return usageErrorf("--host: %v", err)
 	}
-	sopts := scaffold.Options{Name: strings.TrimSpace(opts.Name), DisplayName: opts.DisplayName, Template: tmpl, Hosts: hosts}
+	sopts := scaffold.Options{Name: strings.TrimSpace(opts.Name), DisplayName: opts.DisplayName, Template: tmpl, Hosts: hosts,
+		SpiritVersion: build.String()}
 	names, err := scaffold.Write(opts.Dir, sopts)
 	var ne *scaffold.InvalidNameError
 	switch {

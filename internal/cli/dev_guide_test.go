@@ -1,12 +1,15 @@
 package cli
 
 import (
+	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
 
@@ -20,6 +23,7 @@ func TestE2EAuthorGuide(t *testing.T) {
 	v := npmtest.Start(t)
 	_, file, _, _ := runtime.Caller(0)
 	repo := filepath.Join(filepath.Dir(file), "..", "..")
+	publishSpiritPackages(t, v, repo)
 	testscript.Run(t, testscript.Params{
 		Dir:                 "testdata/author",
 		RequireExplicitExec: true,
@@ -35,6 +39,7 @@ func TestE2EAuthorGuide(t *testing.T) {
 			env.Setenv("REPO", repo)
 			env.Setenv("HOME", home)
 			env.Setenv("npm_config_cache", filepath.Join(env.WorkDir, "npm-cache"))
+			env.Setenv("npm_config_prefix", filepath.Join(env.WorkDir, "global")) // npm install --global
 			env.Setenv("SPIRIT_AGENT_DATA_DIR", filepath.Join(env.WorkDir, "data"))
 			env.Setenv("SPIRIT_HOST", "")
 			env.Setenv("SPIRIT_REGISTRY", "")
@@ -44,6 +49,27 @@ func TestE2EAuthorGuide(t *testing.T) {
 			return nil
 		},
 	})
+}
+
+// publishSpiritPackages makes the npm packages of spirit for this machine
+// with make dist's program and publishes them to v under the tag latest:
+// the guide starts by installing spirit from npm.
+func publishSpiritPackages(t *testing.T, v *npmtest.Verdaccio, repo string) {
+	t.Helper()
+	target := runtime.GOOS + "/" + runtime.GOARCH
+	out := filepath.Join(t.TempDir(), "dist")
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "go", "run", "./internal/dist", "-targets", target, "-out", out)
+	cmd.Dir = repo
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go run ./internal/dist -targets %s: %v\n%s", target, err, b)
+	}
+	tarballs, err := filepath.Glob(filepath.Join(out, "npm", "*.tgz"))
+	if err != nil || len(tarballs) != 2 {
+		t.Fatalf("dist made %q, want the main and one platform package (%v)", tarballs, err)
+	}
+	v.PublishTarballs(t, "latest", tarballs...)
 }
 
 // TestAuthorGuideMatchesReadme checks that every command of the README's

@@ -59,6 +59,31 @@ type Options struct {
 	Template Template
 	// Hosts is spiritExtension.supportedHosts; nil means both.
 	Hosts []string
+	// SpiritVersion is the version of the spirit that writes the package;
+	// the devDependency on the npm package @spiritagents/spirit asks for it
+	// (see SpiritRange).
+	SpiritVersion string
+}
+
+// SpiritPackage is the npm package of spirit that a new package has in
+// devDependencies, for its validate and pack scripts.
+const SpiritPackage = "@spiritagents/spirit"
+
+// SpiritRange is the devDependency range on SpiritPackage for a spirit of
+// the given version: "^1.2.3" for a release (v1.2.3), "latest" for any
+// other build (a development build's version is no npm version).
+func SpiritRange(version string) string {
+	v := strings.TrimPrefix(version, "v")
+	parts := strings.Split(v, ".")
+	if len(parts) != 3 {
+		return "latest"
+	}
+	for _, p := range parts {
+		if p == "" || strings.Trim(p, "0123456789") != "" || (len(p) > 1 && p[0] == '0') {
+			return "latest"
+		}
+	}
+	return "^" + v
 }
 
 // File is one file of the package.
@@ -263,14 +288,16 @@ type extensionJSON struct {
 }
 
 type packageJSONDoc struct {
-	Name            string        `json:"name"`
-	Version         string        `json:"version"`
-	Description     string        `json:"description"`
-	Type            string        `json:"type"`
-	Main            string        `json:"main"`
-	Files           []string      `json:"files"`
-	Keywords        []string      `json:"keywords"`
-	SpiritExtension extensionJSON `json:"spiritExtension"`
+	Name            string            `json:"name"`
+	Version         string            `json:"version"`
+	Description     string            `json:"description"`
+	Type            string            `json:"type"`
+	Main            string            `json:"main"`
+	Files           []string          `json:"files"`
+	Scripts         map[string]string `json:"scripts"`
+	Keywords        []string          `json:"keywords"`
+	DevDependencies map[string]string `json:"devDependencies"`
+	SpiritExtension extensionJSON     `json:"spiritExtension"`
 }
 
 const greetSchema = `{"type":"object","properties":{"name":{"type":"string","minLength":1,"description":"Who to greet."}},"required":["name"],"additionalProperties":false}`
@@ -296,6 +323,9 @@ func packageJSON(opts Options, v view) ([]byte, error) {
 	doc := packageJSONDoc{
 		Name: opts.Name, Version: "0.1.0", Description: v.Description, Type: "module", Main: "index.js",
 		Files: []string{"index.js", "README.md"}, Keywords: []string{"spirit-extension"}, SpiritExtension: se,
+		// `npm install` gets spirit itself; `npm run validate` and `npm run pack` use it.
+		Scripts:         map[string]string{"validate": "spirit extension validate .", "pack": "spirit extension pack"},
+		DevDependencies: map[string]string{SpiritPackage: SpiritRange(opts.SpiritVersion)},
 	}
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)

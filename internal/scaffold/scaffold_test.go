@@ -1,6 +1,7 @@
 package scaffold
 
 import (
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -96,5 +97,47 @@ func TestParseHostsAndDisplayName(t *testing.T) {
 	}
 	if got := DefaultDisplayName("@acme/weather-tools"); got != "Weather Tools" {
 		t.Errorf("DefaultDisplayName = %q", got)
+	}
+}
+
+func TestSpiritRange(t *testing.T) {
+	tests := []struct{ name, version, want string }{
+		{name: "release", version: "v1.2.3", want: "^1.2.3"},
+		{name: "release without v", version: "0.4.0", want: "^0.4.0"},
+		{name: "prerelease", version: "v1.2.3-rc.1", want: "latest"},
+		{name: "after a tag", version: "v1.2.3-4-gabc1234", want: "latest"},
+		{name: "commit only", version: "58d74b8-dirty", want: "latest"},
+		{name: "development build", version: "dev", want: "latest"},
+		{name: "leading zero", version: "v1.02.3", want: "latest"},
+		{name: "empty", version: "", want: "latest"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := SpiritRange(tt.version); got != tt.want {
+				t.Errorf("SpiritRange(%q) = %q, want %q", tt.version, got, tt.want)
+			}
+		})
+	}
+}
+
+// A new package gets spirit from npm: a devDependency for the writing
+// spirit's version, and validate and pack scripts that run it.
+func TestRenderDevDependencyAndScripts(t *testing.T) {
+	files, err := Render(Options{Name: "my-ext", SpiritVersion: "v1.4.0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pj struct {
+		Scripts         map[string]string
+		DevDependencies map[string]string
+	}
+	if err := json.Unmarshal(files[0].Data, &pj); err != nil {
+		t.Fatal(err)
+	}
+	if got := pj.DevDependencies[SpiritPackage]; got != "^1.4.0" || len(pj.DevDependencies) != 1 {
+		t.Errorf("devDependencies = %v", pj.DevDependencies)
+	}
+	if pj.Scripts["validate"] != "spirit extension validate ." || pj.Scripts["pack"] != "spirit extension pack" {
+		t.Errorf("scripts = %v", pj.Scripts)
 	}
 }

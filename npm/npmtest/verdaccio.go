@@ -196,6 +196,18 @@ func (v *Verdaccio) publishOne(tmp string, p Package) error {
 	return v.runNpm(dir, "publish", "--tag", tag)
 }
 
+// PublishTarballs publishes packed tarballs (`npm pack` output) with `npm
+// publish FILE --tag TAG`; a prerelease needs a tag to be published at all.
+func (v *Verdaccio) PublishTarballs(t testing.TB, tag string, files ...string) {
+	t.Helper()
+	if err := os.WriteFile(filepath.Join(v.Dir, "publish.npmrc"), []byte(v.Npmrc(true)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files {
+		v.npm(t, t.TempDir(), "publish", f, "--tag", tag)
+	}
+}
+
 // DistTag sets a dist-tag with `npm dist-tag add`.
 func (v *Verdaccio) DistTag(t testing.TB, nameVersion, tag string) {
 	t.Helper()
