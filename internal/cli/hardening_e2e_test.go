@@ -83,8 +83,8 @@ func runSpirit(t *testing.T, limit time.Duration, dir string, env []string, stdi
 
 // An npm tarball that trickles valid gzip bytes, one every 200 ms (never
 // idle for the 30 s idle timeout), ends by SPIRIT_DOWNLOAD_TIMEOUT like
-// every other download, streamed or not, with an error that says so; nothing
-// is installed.
+// every other download, streamed (install) or not (sync), with an error that
+// says so; nothing is installed.
 func TestE2ENpmTarballDeadline(t *testing.T) {
 	body := npmTgz(t, "slow-ext", "1.0.0", 512)
 	mux := http.NewServeMux()
@@ -99,8 +99,19 @@ func TestE2ENpmTarballDeadline(t *testing.T) {
 	work := t.TempDir()
 	env := []string{"HOME=" + work, "SPIRIT_AGENT_DATA_DIR=" + filepath.Join(work, "data"), "SPIRIT_HOST=",
 		"npm_config_registry=", "NPM_CONFIG_REGISTRY=", "SPIRIT_DOWNLOAD_TIMEOUT=2s"}
+	// sync fetches an npm entry to a file first (not streamed).
+	sum := sha512.Sum512(body)
+	lock := `{"lockfileVersion": 1, "host": "cli", "extensions": {"slow-ext": {
+  "version": "1.0.0", "source": "slow-ext@1.0.0", "kind": "npm",
+  "integrity": "sha512-` + base64.StdEncoding.EncodeToString(sum[:]) + `",
+  "manifestDigest": "sha512-` + base64.StdEncoding.EncodeToString(make([]byte, 64)) + `",
+  "npmRegistry": "` + srv.URL + `/", "enabled": true}}}`
+	if err := os.WriteFile(filepath.Join(work, "spirit-lock.json"), []byte(lock), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	for _, args := range [][]string{
 		{"extension", "install", "npm:slow-ext@1.0.0", "--npm-registry", srv.URL},
+		{"extension", "sync"},
 	} {
 		_, stderr, took, err := runSpirit(t, 40*time.Second, work, env, "", args...)
 		if err == nil {
