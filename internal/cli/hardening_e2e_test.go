@@ -17,6 +17,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -65,7 +66,7 @@ func packument(name, version, tarballURL string, body []byte) []byte {
 }
 
 // runSpirit runs the spirit binary in dir with env added, bounded by limit.
-func runSpirit(t *testing.T, limit time.Duration, dir string, env []string, stdin string, args ...string) (stdout, stderr string, err error, took time.Duration) {
+func runSpirit(t *testing.T, limit time.Duration, dir string, env []string, stdin string, args ...string) (stdout, stderr string, took time.Duration, err error) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), limit)
 	defer cancel()
@@ -77,13 +78,13 @@ func runSpirit(t *testing.T, limit time.Duration, dir string, env []string, stdi
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	start := time.Now()
 	err = cmd.Run()
-	return out.String(), errb.String(), err, time.Since(start)
+	return out.String(), errb.String(), time.Since(start), err
 }
 
 // An npm tarball that trickles valid gzip bytes, one every 200 ms (never
 // idle for the 30 s idle timeout), ends by SPIRIT_DOWNLOAD_TIMEOUT like
-// every other download, streamed or not, with an error that says so; nothing
-// is installed.
+// every other download, streamed (install) or not (sync), with an error that
+// says so; nothing is installed.
 func TestE2ENpmTarballDeadline(t *testing.T) {
 	body := npmTgz(t, "slow-ext", "1.0.0", 512)
 	mux := http.NewServeMux()
@@ -98,10 +99,21 @@ func TestE2ENpmTarballDeadline(t *testing.T) {
 	work := t.TempDir()
 	env := []string{"HOME=" + work, "SPIRIT_AGENT_DATA_DIR=" + filepath.Join(work, "data"), "SPIRIT_HOST=",
 		"npm_config_registry=", "NPM_CONFIG_REGISTRY=", "SPIRIT_DOWNLOAD_TIMEOUT=2s"}
+	// sync fetches an npm entry to a file first (not streamed).
+	sum := sha512.Sum512(body)
+	lock := `{"lockfileVersion": 1, "host": "cli", "extensions": {"slow-ext": {
+  "version": "1.0.0", "source": "slow-ext@1.0.0", "kind": "npm",
+  "integrity": "sha512-` + base64.StdEncoding.EncodeToString(sum[:]) + `",
+  "manifestDigest": "sha512-` + base64.StdEncoding.EncodeToString(make([]byte, 64)) + `",
+  "npmRegistry": "` + srv.URL + `/", "enabled": true}}}`
+	if err := os.WriteFile(filepath.Join(work, "spirit-lock.json"), []byte(lock), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	for _, args := range [][]string{
 		{"extension", "install", "npm:slow-ext@1.0.0", "--npm-registry", srv.URL},
+		{"extension", "sync"},
 	} {
-		_, stderr, err, took := runSpirit(t, 40*time.Second, work, env, "", args...)
+		_, stderr, took, err := runSpirit(t, 40*time.Second, work, env, "", args...)
 		if err == nil {
 			t.Fatalf("%s: installed\n%s", args, stderr)
 		}
@@ -128,13 +140,12 @@ func TestE2ENpmTarballDeadline(t *testing.T) {
 func TestE2ELockCannotDowngradeToken(t *testing.T) {
 	const token = "npm_corp_secret_7c1e"
 	body := npmTgz(t, "corp-ext", "1.0.0", 0)
+	var mu sync.Mutex
 	var seen bytes.Buffer
-	var mu = make(chan struct{}, 1)
-	mu <- struct{}{}
 	proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		<-mu
+		mu.Lock()
 		seen.WriteString(r.Method + " " + r.URL.String() + " Authorization: " + r.Header.Get("Authorization") + "\n")
-		mu <- struct{}{}
+		mu.Unlock()
 		switch r.URL.Path {
 		case "/corp-ext":
 			w.Write(packument("corp-ext", "1.0.0", "http://npm.corp.example/corp-ext/-/corp-ext-1.0.0.tgz", body))
@@ -162,10 +173,10 @@ func TestE2ELockCannotDowngradeToken(t *testing.T) {
 	env := []string{"HOME=" + work, "SPIRIT_AGENT_DATA_DIR=" + filepath.Join(work, "data"), "SPIRIT_HOST=",
 		"npm_config_registry=", "NPM_CONFIG_REGISTRY=", "npm_config_userconfig=",
 		"HTTP_PROXY=" + proxy.URL, "http_proxy=" + proxy.URL, "NO_PROXY=", "no_proxy="}
-	_, stderr, err, _ := runSpirit(t, time.Minute, work, env, "", "extension", "sync")
-	<-mu
+	_, stderr, _, err := runSpirit(t, time.Minute, work, env, "", "extension", "sync")
+	mu.Lock()
 	got := seen.String()
-	mu <- struct{}{}
+	mu.Unlock()
 	if strings.Contains(got, token) {
 		t.Errorf("the token went over plain http:\n%s", got)
 	}
