@@ -5,6 +5,7 @@ import (
 	"archive/zip"
 	"bufio"
 	"context"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"io"
@@ -13,6 +14,7 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+	"unicode/utf16"
 	"unicode/utf8"
 
 	"golang.org/x/text/unicode/norm"
@@ -75,6 +77,10 @@ var (
 	ErrRatio            = fmt.Errorf("compressed more than %d:1", MaxRatio)
 	ErrSizeMismatch     = errors.New("entry size differs from its header")
 	ErrEncrypted        = errors.New("encrypted entries are not supported")
+	ErrWindowsReserved  = errors.New("name has a segment Windows reserves for a device (CON, PRN, AUX, NUL, COM0-9, LPT0-9, with any extension)")
+	ErrWindowsChar      = errors.New(`name contains a character Windows forbids in names (< > : " | ? *)`)
+	ErrTrailingDot      = errors.New("name has a segment that ends in a dot or a space, which Windows drops")
+	ErrPathTooLong      = errors.New("path too long for the apps' install folder on Windows")
 )
 
 // EntryError says which entry broke which archive rule.
@@ -160,12 +166,109 @@ func cleanName(raw string) (string, error) {
 			return "", entryErr(raw, fmt.Errorf("%w: a segment is longer than %d bytes", ErrBadName, maxSegLen))
 		}
 	}
+	// Windows rules, on every OS: a package that installs here must
+	// install in a Windows user's tree too.
+	for seg := range strings.SplitSeq(name, "/") {
+		switch {
+		case strings.ContainsAny(seg, `<>:"|?*`):
+			return "", entryErr(raw, ErrWindowsChar)
+		case strings.HasSuffix(seg, ".") || strings.HasSuffix(seg, " "):
+			return "", entryErr(raw, fmt.Errorf("%w: %q", ErrTrailingDot, seg))
+		case windowsReserved(seg):
+			return "", entryErr(raw, fmt.Errorf("%w: %q", ErrWindowsReserved, seg))
+		}
+	}
 	return name, nil
 }
 
-// nameSet finds duplicate, case-colliding and file-vs-directory names.
+// windowsReserved reports whether Windows opens a device for a file named
+// seg: CON, PRN, AUX, NUL, CONIN$, CONOUT$, COM0-9 and LPT0-9 (also with
+// the superscript digits ¹ ² ³), in any case, alone or followed by an
+// extension ("nul.tar.gz") and with spaces before it ("CON .txt").
+func windowsReserved(seg string) bool {
+	base, _, _ := strings.Cut(seg, ".")
+	base = strings.TrimRight(base, " ")
+	switch strings.ToUpper(base) {
+	case "CON", "PRN", "AUX", "NUL", "CONIN$", "CONOUT$":
+		return true
+	}
+	if len(base) < 4 || !strings.EqualFold(base[:3], "COM") && !strings.EqualFold(base[:3], "LPT") {
+		return false
+	}
+	switch base[3:] {
+	case "0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "\u00b9", "\u00b2", "\u00b3":
+		return true
+	}
+	return false
+}
+
+// The longest folder the apps install a package into on Windows, but for
+// the package's own folder: %APPDATA% of a user whose profile folder has
+// the longest local account name (20 characters), then
+// SpiritAgent\extensions\desktop\ (desktop is longer than cli). The
+// package is in pkg-<base64url(id)>\ below it.
+const windowsAppsRoot = `C:\Users\ABCDEFGHIJKLMNOPQRST\AppData\Roaming\SpiritAgent\extensions\desktop\`
+
+// Windows path limits, in UTF-16 code units and without the final NUL:
+// MAX_PATH (260) for a file, and 12 fewer for a folder (room for an 8.3
+// name, as CreateDirectory requires).
+const (
+	windowsMaxFile = 259
+	windowsMaxDir  = 247
+)
+
+// WindowsNameLimit is the longest entry name (relative to the package
+// root, in UTF-16 code units; "/" becomes one "\") that the package of id
+// may hold: the apps' folder of the package (82 units plus the length of
+// base64url(id)) and the name must stay within MAX_PATH. For a folder
+// entry the limit is 12 less. An id of 14 bytes leaves 158 for a file.
+func WindowsNameLimit(id string) int {
+	return windowsMaxFile - windowsPrefixLen(id)
+}
+
+func windowsPrefixLen(id string) int {
+	return len(windowsAppsRoot) + len("pkg-") + base64.RawURLEncoding.EncodedLen(len(id)) + len(`\`)
+}
+
+// utf16Len is the length of s in UTF-16 code units, as Windows counts a path.
+func utf16Len(s string) int {
+	n := 0
+	for _, r := range s {
+		n += utf16.RuneLen(r)
+	}
+	return n
+}
+
+// nameSet finds duplicate, case-colliding and file-vs-directory names, and
+// keeps the longest file and folder names for the Windows path rule.
 type nameSet struct {
-	seen map[string]nameInfo
+	seen              map[string]nameInfo
+	longFile, longDir longName
+}
+
+// longName is the longest name seen of a kind, and its entry as written.
+type longName struct {
+	raw string
+	len int // in UTF-16 code units
+}
+
+// checkLength refuses the longest file or folder name when, below the
+// apps' folder of the package id on Windows, it passes MAX_PATH.
+func (s *nameSet) checkLength(id string) error {
+	prefix := windowsPrefixLen(id)
+	for _, c := range []struct {
+		n   longName
+		max int
+		of  string
+	}{{s.longFile, windowsMaxFile, "file"}, {s.longDir, windowsMaxDir, "folder"}} {
+		if c.n.len > 0 && prefix+c.n.len > c.max {
+			return entryErr(c.n.raw, fmt.Errorf(`%w: %d characters; a %s name in the package %s may have at most %d `+
+				`(the apps' folder %%APPDATA%%\SpiritAgent\extensions\desktop\pkg-<base64url(id)>\ takes %d of the %d characters `+
+				`of a %s path, for a 20-character user name)`,
+				ErrPathTooLong, c.n.len, c.of, id, c.max-prefix, prefix, c.max, c.of))
+		}
+	}
+	return nil
 }
 
 type nameInfo struct {
@@ -195,6 +298,13 @@ func (s *nameSet) put(raw, name string, dir bool) error {
 	old, ok := s.seen[key]
 	if !ok {
 		s.seen[key] = nameInfo{name, dir}
+		long := &s.longFile
+		if dir {
+			long = &s.longDir
+		}
+		if n := utf16Len(name); n > long.len {
+			*long = longName{raw: raw, len: n}
+		}
 		return nil
 	}
 	switch {
@@ -290,10 +400,20 @@ func (e *exactReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// extract reads src (of format) into s and returns the package.json bytes.
+// extracted is what an extraction found: the package.json bytes and the
+// names, for the rules that need the package's id.
+type extracted struct {
+	manifest []byte
+	names    *nameSet
+}
+
+// checkLength applies the Windows path rule for the package id.
+func (e extracted) checkLength(id string) error { return e.names.checkLength(id) }
+
+// extract reads src (of format) into s and returns what it found.
 // When digest is not nil, a tarball's bytes are written to it as they are
 // read, all of them, including what follows the end of the archive.
-func extract(ctx context.Context, src string, format Format, s sink, p Progress, digest io.Writer) ([]byte, error) {
+func extract(ctx context.Context, src string, format Format, s sink, p Progress, digest io.Writer) (extracted, error) {
 	x := &extraction{ctx: ctx, progress: p, digest: digest}
 	var err error
 	switch format {
@@ -307,21 +427,21 @@ func extract(ctx context.Context, src string, format Format, s sink, p Progress,
 		err = fmt.Errorf("%w: %s", ErrUnknownFormat, src)
 	}
 	if err != nil {
-		return nil, err
+		return extracted{}, err
 	}
-	return x.manifest, nil
+	return extracted{x.manifest, &x.names}, nil
 }
 
 // extractStream reads a .tgz from r as it arrives (a download of size
 // bytes, -1 when unknown, named name) into s, as extract does, and reads r
 // to its end (a download verifies its bytes there). abort stops r when
 // the extraction fails.
-func extractStream(ctx context.Context, r io.Reader, size int64, name string, s sink, p Progress, abort func()) ([]byte, error) {
+func extractStream(ctx context.Context, r io.Reader, size int64, name string, s sink, p Progress, abort func()) (extracted, error) {
 	x := &extraction{ctx: ctx, progress: p, digest: io.Discard, abort: abort}
 	if err := x.tgzFrom(r, size, name, s); err != nil {
-		return nil, err
+		return extracted{}, err
 	}
-	return x.manifest, nil
+	return extracted{x.manifest, &x.names}, nil
 }
 
 func (x *extraction) zip(src string, s sink) error {

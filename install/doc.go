@@ -22,6 +22,22 @@
 //     no backslash; it must not be absolute ("/x") or start with a drive
 //     letter ("C:"); no segment may be empty, "." or ".."; a segment is at
 //     most 255 bytes and a name at most 4096; one leading "./" is dropped;
+//   - Windows names, refused on every OS so that a package that installs
+//     here installs in a Windows user's tree too (golang.org/x/mod/zip
+//     keeps the same rules for modules): no segment may be a device name
+//     (CON, PRN, AUX, NUL, CONIN$, CONOUT$, COM0-9, LPT0-9 and COM/LPT with
+//     ¹ ² ³; in any case, alone, with any extension as in "nul.tar.gz", or
+//     with spaces before one), end in a dot or a space, or hold one of
+//     < > : " | ? * (":" would name an alternate data stream);
+//   - the path of every file and folder must fit in MAX_PATH below the
+//     apps' folder of the package on Windows,
+//     %APPDATA%\SpiritAgent\extensions\desktop\pkg-<base64url(id)>\, taken
+//     for a 20-character user name: 82 characters plus the encoded id. A
+//     file name (relative to the package root, in UTF-16 code units) may
+//     then have at most 259 − 82 − len(base64url(id)) units, 158 for a
+//     14-byte id (WindowsNameLimit), and a folder 12 fewer (room for an 8.3
+//     name, as CreateDirectory needs). This rule needs the id, so it is
+//     checked once package.json is read, still before the commit;
 //   - two names must not be equal, equal after Unicode case folding and NFC
 //     normalisation, or be a file in one entry and a directory in another;
 //   - only regular files and directories: symbolic links, hard links,

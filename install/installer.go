@@ -339,14 +339,14 @@ func (in *Installer) Install(ctx context.Context, req Request) (*Result, error) 
 	if err != nil {
 		return nil, err
 	}
-	var data []byte
+	var ex extracted
 	integrity := ""
 	if req.Body != nil {
 		// The download checks its own digest at its end, with the
 		// algorithm its source names, and the bytes unpacked are the bytes
 		// it checked: hashed once, as they arrive.
 		body := &bodyReader{b: req.Body}
-		data, err = extractStream(ctx, body, req.Body.Size(), req.Body.Label(), rs, in.Progress, body.stop)
+		ex, err = extractStream(ctx, body, req.Body.Size(), req.Body.Label(), rs, in.Progress, body.stop)
 		rs.close()
 		if err != nil {
 			if body.err != nil {
@@ -363,7 +363,7 @@ func (in *Installer) Install(ctx context.Context, req Request) (*Result, error) 
 		if format == FormatTgz {
 			tee = digest
 		}
-		data, err = extract(ctx, src, format, rs, in.Progress, tee)
+		ex, err = extract(ctx, src, format, rs, in.Progress, tee)
 		rs.close()
 		if err != nil {
 			if format == FormatTgz && ctx.Err() == nil {
@@ -379,8 +379,12 @@ func (in *Installer) Install(ctx context.Context, req Request) (*Result, error) 
 			integrity = sriOf(digest)
 		}
 	}
+	data := ex.manifest
 	m, err := loadManifest(data, staged, string(p.Host))
 	if err != nil {
+		return nil, err
+	}
+	if err := ex.checkLength(m.ID); err != nil {
 		return nil, err
 	}
 	if got := bytesSRI(data); req.ManifestDigest != "" && got != req.ManifestDigest {

@@ -3,10 +3,12 @@ package install
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"io"
 	"io/fs"
 	"os"
 	"path"
+	"path/filepath"
 	"testing/fstest"
 )
 
@@ -42,19 +44,65 @@ type Archive struct {
 }
 
 // ReadArchive reads a .zip or .tgz (or a directory) into memory with every
-// rule that an install applies (names, links, sizes, counts, ratio), and
-// returns its package root. It writes nothing.
+// rule that an install applies (names, links, sizes, counts, ratio, and the
+// Windows path length for the name its package.json gives), and returns its
+// package root. It writes nothing.
 func ReadArchive(src string) (*Archive, error) {
 	format, err := DetectFormat(src)
 	if err != nil {
 		return nil, err
 	}
 	m := &memSink{fs: fstest.MapFS{}}
-	data, err := extract(context.Background(), src, format, m, nil, nil)
+	ex, err := extract(context.Background(), src, format, m, nil, nil)
 	if err != nil {
 		return nil, err
 	}
-	return &Archive{Format: format, Manifest: data, FS: m.fs}, nil
+	if err := ex.checkLength(packageName(ex.manifest)); err != nil {
+		return nil, err
+	}
+	return &Archive{Format: format, Manifest: ex.manifest, FS: m.fs}, nil
+}
+
+// CheckNames applies the name rules of an install (the package doc's first
+// two rules, and the Windows path length for the name its package.json
+// gives) to every entry under the folder dir, without reading a file:
+// `extension validate` of a folder. Symbolic links are not followed.
+func CheckNames(dir string) error {
+	var names nameSet
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if p == dir {
+			return nil
+		}
+		rel, err := filepath.Rel(dir, p)
+		if err != nil {
+			return err
+		}
+		raw := filepath.ToSlash(rel)
+		name, err := cleanName(raw)
+		if err != nil {
+			return err
+		}
+		return names.add(raw, name, d.IsDir())
+	})
+	if err != nil {
+		return err
+	}
+	data, _ := os.ReadFile(filepath.Join(dir, "package.json"))
+	return names.checkLength(packageName(data))
+}
+
+// packageName is the name in package.json bytes, or "" (the manifest's own
+// validation speaks about a package.json without one). The Windows path
+// rule then assumes an empty id, the shortest folder.
+func packageName(data []byte) string {
+	var m struct {
+		Name string `json:"name"`
+	}
+	_ = json.Unmarshal(data, &m)
+	return m.Name
 }
 
 // memSink keeps the files in memory.

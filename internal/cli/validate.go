@@ -241,10 +241,16 @@ func openPackage(p string) ([]byte, fs.FS, error) {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, nil, install.ErrMissingDirJSON
 		}
+		if err == nil {
+			err = checkFolderNames(p)
+		}
 		return data, manifest.DirFS(p), err
 	}
 	if strings.EqualFold(filepath.Ext(p), ".json") {
 		data, err := readManifestFile(p)
+		if err == nil {
+			err = checkFolderNames(filepath.Dir(p))
+		}
 		return data, manifest.DirFS(filepath.Dir(p)), err
 	}
 	a, err := install.ReadArchive(p)
@@ -255,6 +261,17 @@ func openPackage(p string) ([]byte, fs.FS, error) {
 		return nil, nil, err
 	}
 	return a.Manifest, a.FS, nil
+}
+
+// checkFolderNames applies install's name rules to a package folder, as a
+// folder install would: a broken rule is the package's problem, a folder
+// that cannot be walked a *readError.
+func checkFolderNames(dir string) error {
+	err := install.CheckNames(dir)
+	if err != nil && !errors.Is(err, install.ErrUnsafe) {
+		return &readError{err}
+	}
+	return err
 }
 
 // readManifestFile reads at most one byte more than manifest.MaxSize, so

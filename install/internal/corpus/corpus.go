@@ -198,6 +198,15 @@ func Cases() []Case {
 	// Too long for a ustar header: only a pax path record can carry it.
 	paxName := "package/" + strings.Repeat("p", 200) + "/../../evil.js"
 
+	// Windows: a reserved device name, a trailing dot or space, a path
+	// too long below the apps' folder of corpus-ext (96 characters).
+	const win = `name has a segment Windows reserves for a device (CON, PRN, AUX, NUL, COM0-9, LPT0-9, with any extension): `
+	const dot = `name has a segment that ends in a dot or a space, which Windows drops: `
+	const tooLong = "path too long for the apps' install folder on Windows: %d characters; a %s name in the package " + ID +
+		` may have at most %d (the apps' folder %%APPDATA%%\SpiritAgent\extensions\desktop\pkg-<base64url(id)>\ takes 96 of the %d characters of a %s path, for a 20-character user name)`
+	longPath := "dist/" + strings.Repeat("a", 200)             // 205 > 163 for a file
+	longDir := "package/" + strings.Repeat("d", 155) + "/x.js" // the file fits (161), its folder (155 > 151) does not
+
 	const e = `unsafe archive entry %q: `
 	cs := []Case{
 		{"zip-traversal.zip", Zip(with("", File{Name: "../evil.js", Body: "x"})), fmt.Sprintf(e+`name contains a ".." segment`, "../evil.js")},
@@ -255,6 +264,19 @@ func Cases() []Case {
 		{"tgz-too-many-entries.tgz", Tgz(many("package/", "extra/")), fmt.Sprintf(e+"more than 10000 entries", "extra/m/09994")},
 		{"tgz-file-too-large.tgz", Tgz(with("package/", File{Name: "package/big.bin", Size: 101 << 20})), fmt.Sprintf(e+"file larger than 100 MiB", "package/big.bin")},
 		{"tgz-bomb-ratio.tgz", Tgz(with("package/", File{Name: "package/bomb.bin", Body: zeros(8 << 20)})), fmt.Sprintf(e+"compressed more than 100:1", "package/bomb.bin")},
+		// Windows names, refused on every OS.
+		{"zip-win-con.zip", Zip(with("", File{Name: "con.txt", Body: "x"})), fmt.Sprintf(e+win+`"con.txt"`, "con.txt")},
+		{"zip-win-nul-ext.zip", Zip(with("", File{Name: "dist/Nul.tar.gz", Body: "x"})), fmt.Sprintf(e+win+`"Nul.tar.gz"`, "dist/Nul.tar.gz")},
+		{"zip-win-com-superscript.zip", Zip(with("", File{Name: "COM\u00b9.js", Body: "x"})), fmt.Sprintf(e+win+"\"COM\u00b9.js\"", "COM\u00b9.js")},
+		{"zip-win-lpt0-dir.zip", Zip(with("", File{Name: "lpt0/x.js", Body: "x"})), fmt.Sprintf(e+win+`"lpt0"`, "lpt0/x.js")},
+		{"zip-win-ads.zip", Zip(with("", File{Name: "README.md:hidden", Body: "x"})), fmt.Sprintf(e+`name contains a character Windows forbids in names (< > : " | ? *)`, "README.md:hidden")},
+		{"zip-win-trailing-dot.zip", Zip(with("", File{Name: "dist/index.js.", Body: "x"})), fmt.Sprintf(e+dot+`"index.js."`, "dist/index.js.")},
+		{"zip-win-long-path.zip", Zip(with("", File{Name: longPath, Body: "x"})), fmt.Sprintf(e+tooLong, longPath, 205, "file", 163, 259, "file")},
+		{"tgz-win-aux.tgz", Tgz(with("package/", File{Name: "package/AUX .js", Body: "x"})), fmt.Sprintf(e+win+`"AUX .js"`, "package/AUX .js")},
+		{"tgz-win-conout.tgz", Tgz(with("package/", File{Name: "package/conout$", Body: "x"})), fmt.Sprintf(e+win+`"conout$"`, "package/conout$")},
+		{"tgz-win-trailing-space.tgz", Tgz(with("package/", File{Name: "package/dir /x.js", Body: "x"})), fmt.Sprintf(e+dot+`"dir "`, "package/dir /x.js")},
+		{"tgz-win-chars.tgz", Tgz(with("package/", File{Name: "package/what?.js", Body: "x"})), fmt.Sprintf(e+`name contains a character Windows forbids in names (< > : " | ? *)`, "package/what?.js")},
+		{"tgz-win-long-dir.tgz", Tgz(with("package/", File{Name: longDir, Body: "x"})), fmt.Sprintf(e+tooLong, longDir, 155, "folder", 151, 247, "folder")},
 		{"tgz-not-gzip.tgz", []byte("\x1f\x8bthis is not gzip"), "corrupt archive: not a gzip file: gzip: invalid header"},
 		{"tgz-missing-root.tgz", Tgz(good("pkg/")), "The extension tarball is missing the package/ root directory."},
 		{"tgz-missing-manifest.tgz", Tgz([]File{{Name: "package/dist/index.js", Body: "x"}}), "The extension tarball is missing package/package.json."},
