@@ -20,7 +20,8 @@ RACE_PKGS := ./runtime/... ./install/... ./mcp/... ./npm/... ./catalog/...
 build:
 	$(GO) build -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/spirit
 
-# Every test: the code gates (make check), unit, command, end-to-end
+# Every test: the code gates (make check), `go install …@version` from a
+# local module proxy (scripts/test-goinstall.sh), unit, command, end-to-end
 # (testscript over the real binary) and the npm end-to-end test against a real
 # Verdaccio that the test starts; the packages with concurrency run under the
 # race detector; then every fuzz target for a few seconds. The browser test
@@ -30,6 +31,7 @@ test:
 	bash scripts/test-deps.sh
 	$(GO) mod download
 	$(MAKE) --no-print-directory check
+	bash scripts/test-goinstall.sh
 	$(GO) test -count=1 -timeout 20m -race $(RACE_PKGS)
 	$(GO) test -count=1 -timeout 20m $$($(GO) list ./... | grep -v -E '/(runtime|install|mcp|npm|catalog)(/|$$)')
 	bash scripts/fuzz.sh 3s
