@@ -2,14 +2,14 @@ package runtime
 
 import (
 	"errors"
-	"net"
 	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/spiritagents/spirit/internal/testutil/silentbus"
 )
 
 func envOf(kv ...string) func(string) string {
@@ -138,33 +138,12 @@ func silentBus(t *testing.T) string {
 		t.Fatal(err)
 	}
 	path := filepath.Join(dir, "bus")
-	ln, err := net.Listen("unix", path)
+	stop, err := silentbus.Listen(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var mu sync.Mutex
-	var conns []net.Conn
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			mu.Lock()
-			conns = append(conns, c)
-			mu.Unlock()
-		}
-	}()
 	t.Cleanup(func() {
-		ln.Close()
-		<-done
-		mu.Lock()
-		for _, c := range conns {
-			c.Close()
-		}
-		mu.Unlock()
+		stop()
 		os.RemoveAll(dir)
 	})
 	return "unix:path=" + path
