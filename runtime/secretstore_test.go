@@ -176,6 +176,27 @@ func TestSecretStoreNeverAnswers(t *testing.T) {
 			t.Fatalf("message: %v", err)
 		}
 	}
+	// Secrets do not wait for it a second time.
+	opens := 0
+	sec := NewSecrets(func() (SecretStore, error) {
+		opens++
+		store, _, err := OpenSecretStore(SecretStoreConfig{FileDir: t.TempDir(), Timeout: bound})
+		return store, err
+	})
+	p := installFixtures(t, "kitchen")
+	h := newTestHost(t, p, func(o *Options) { o.Secrets = sec })
+	ext, err := h.Extension("@fixture/kitchen")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 3 {
+		if _, _, err := sec.Get(ext.Manifest, "api-key"); !errors.Is(err, ErrKeyringTimeout) {
+			t.Fatalf("get: %v", err)
+		}
+	}
+	if opens != 1 {
+		t.Fatalf("the store was opened %d times", opens)
+	}
 }
 
 // TestSecretsRunValues: a run value is given instead of the stored one and
