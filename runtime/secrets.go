@@ -32,6 +32,7 @@ type Secrets struct {
 
 	mu      sync.Mutex
 	store   SecretStore
+	stuck   error // an open that timed out: not tried again
 	account func(id, key string) string
 	run     map[string]map[string]string // id → key → value
 }
@@ -84,17 +85,24 @@ func (s *Secrets) accountOf(id, key string) string {
 }
 
 // secretStore opens the store on first use; a failed open is tried again
-// at the next use.
+// at the next use, unless it timed out (ErrKeyringTimeout): a keyring that
+// did not answer is not waited for again.
 func (s *Secrets) secretStore() (SecretStore, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.store != nil {
 		return s.store, nil
 	}
+	if s.stuck != nil {
+		return nil, s.stuck
+	}
 	if s.open == nil {
 		return nil, errors.New("no secret store is configured")
 	}
 	store, err := s.open()
+	if errors.Is(err, ErrKeyringTimeout) {
+		s.stuck = err
+	}
 	if err != nil {
 		return nil, err
 	}

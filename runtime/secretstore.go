@@ -238,7 +238,7 @@ func keyringConfig(b keyring.BackendType) keyring.Config {
 // openSystem opens the first of backends that opens and answers a read
 // within timeout.
 func openSystem(backends []keyring.BackendType, timeout time.Duration) (SecretStore, SecretStoreInfo, error) {
-	var errs []error
+	var errs []string
 	for _, b := range backends {
 		s := &systemStore{backend: string(b), timeout: timeout}
 		info := SecretStoreInfo{Kind: StoreSystem, Backend: string(b)}
@@ -256,8 +256,13 @@ func openSystem(backends []keyring.BackendType, timeout time.Duration) (SecretSt
 		if errors.Is(err, ErrKeyringTimeout) {
 			return nil, info, err
 		}
+		if errors.Is(err, keyring.ErrNoAvailImpl) {
+			// The library's opener made the first round trip and keeps
+			// its error to itself.
+			err = errors.New("nothing answered for it")
+		}
 		if err != nil {
-			errs = append(errs, fmt.Errorf("%s: %w", b, err))
+			errs = append(errs, fmt.Sprintf("%s: %s", b, strings.Join(strings.Fields(err.Error()), " ")))
 			continue
 		}
 		return s, info, nil
@@ -265,7 +270,8 @@ func openSystem(backends []keyring.BackendType, timeout time.Duration) (SecretSt
 	if len(errs) == 0 {
 		return nil, SecretStoreInfo{}, errors.New("this system has no keyring spirit can use")
 	}
-	return nil, SecretStoreInfo{}, errors.Join(errs...)
+	// One line: the reason goes into a notice and doctor's report.
+	return nil, SecretStoreInfo{}, errors.New(strings.Join(errs, "; "))
 }
 
 // systemStore is a system keyring whose every call is bounded in time. The

@@ -2,14 +2,17 @@ package runtime
 
 import (
 	"errors"
-	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
-	"sync"
+	"syscall"
 	"testing"
 	"time"
+
+	"github.com/spiritagents/spirit/internal/testutil/silentbus"
 )
 
 func envOf(kv ...string) func(string) string {
@@ -138,33 +141,12 @@ func silentBus(t *testing.T) string {
 		t.Fatal(err)
 	}
 	path := filepath.Join(dir, "bus")
-	ln, err := net.Listen("unix", path)
+	stop, err := silentbus.Listen(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var mu sync.Mutex
-	var conns []net.Conn
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			mu.Lock()
-			conns = append(conns, c)
-			mu.Unlock()
-		}
-	}()
 	t.Cleanup(func() {
-		ln.Close()
-		<-done
-		mu.Lock()
-		for _, c := range conns {
-			c.Close()
-		}
-		mu.Unlock()
+		stop()
 		os.RemoveAll(dir)
 	})
 	return "unix:path=" + path
@@ -193,6 +175,27 @@ func TestSecretStoreNeverAnswers(t *testing.T) {
 		if !strings.Contains(err.Error(), "did not answer within 500ms") {
 			t.Fatalf("message: %v", err)
 		}
+	}
+	// Secrets do not wait for it a second time.
+	opens := 0
+	sec := NewSecrets(func() (SecretStore, error) {
+		opens++
+		store, _, err := OpenSecretStore(SecretStoreConfig{FileDir: t.TempDir(), Timeout: bound})
+		return store, err
+	})
+	p := installFixtures(t, "kitchen")
+	h := newTestHost(t, p, func(o *Options) { o.Secrets = sec })
+	ext, err := h.Extension("@fixture/kitchen")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 3 {
+		if _, _, err := sec.Get(ext.Manifest, "api-key"); !errors.Is(err, ErrKeyringTimeout) {
+			t.Fatalf("get: %v", err)
+		}
+	}
+	if opens != 1 {
+		t.Fatalf("the store was opened %d times", opens)
 	}
 }
 
@@ -231,5 +234,64 @@ func TestSecretsRunValues(t *testing.T) {
 	}
 	if v, err := store.Get(SecretAccount(m.ID, "api-key")); v != "stored-value" || err != nil {
 		t.Fatalf("stored = %q, %v; the run value must not reach the store", v, err)
+	}
+}
+
+// TestSecretStoreBusWithoutKeyring: on a real session bus where no keyring
+// answers (a private dbus-daemon that can start no service), the automatic
+// choice falls back to the file store and says why, on one line.
+func TestSecretStoreBusWithoutKeyring(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("the keyrings of Linux are the ones on D-Bus")
+	}
+	if _, err := exec.LookPath("dbus-daemon"); err != nil {
+		t.Skip("dbus-daemon is not installed (apt-get install dbus)")
+	}
+	dir := t.TempDir()
+	sock := filepath.Join(dir, "bus")
+	conf := `<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+ "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+<busconfig><type>session</type><listen>unix:path=` + sock + `</listen><auth>EXTERNAL</auth>
+<policy context="default"><allow send_destination="*" eavesdrop="true"/><allow eavesdrop="true"/><allow own="*"/></policy></busconfig>`
+	if err := os.WriteFile(filepath.Join(dir, "bus.conf"), []byte(conf), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command("dbus-daemon", "--config-file="+filepath.Join(dir, "bus.conf"), "--fork", "--print-pid=1").Output()
+	if err != nil {
+		t.Fatalf("dbus-daemon: %v", err)
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(out)))
+	if err != nil {
+		t.Fatalf("dbus-daemon printed %q", out)
+	}
+	t.Cleanup(func() { _ = syscall.Kill(pid, syscall.SIGTERM) })
+	// The D-Bus library keeps its session bus connection for the process,
+	// so the check runs in a child test process.
+	child := exec.Command(os.Args[0], "-test.run=^TestSecretStoreBusWithoutKeyringChild$", "-test.v")
+	child.Env = append(os.Environ(), "DBUS_SESSION_BUS_ADDRESS=unix:path="+sock, "SPIRIT_TEST_PLAIN_BUS_CHILD=1")
+	out, err = child.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "--- PASS: TestSecretStoreBusWithoutKeyringChild") {
+		t.Fatalf("child test: %v\n%s", err, out)
+	}
+}
+
+// TestSecretStoreBusWithoutKeyringChild is the half of
+// TestSecretStoreBusWithoutKeyring that runs on the private bus.
+func TestSecretStoreBusWithoutKeyringChild(t *testing.T) {
+	if os.Getenv("SPIRIT_TEST_PLAIN_BUS_CHILD") != "1" {
+		t.Skip("runs only as the child of TestSecretStoreBusWithoutKeyring")
+	}
+	_, info, err := OpenSecretStore(SecretStoreConfig{FileDir: t.TempDir(), Timeout: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info.Kind != StoreFile || !info.Fallback || strings.Contains(info.Reason, "\n") ||
+		info.Reason != "no system keyring answered: secret-service: nothing answered for it; kwallet: nothing answered for it" {
+		t.Fatalf("info = %+v", info)
+	}
+	_, _, err = OpenSecretStore(SecretStoreConfig{Getenv: envOf("SPIRIT_KEYRING_BACKEND", "secret-service"), FileDir: t.TempDir(), Timeout: 5 * time.Second})
+	var ue *KeyringUnavailableError
+	if !errors.As(err, &ue) {
+		t.Fatalf("explicit secret-service: %v", err)
 	}
 }

@@ -18,7 +18,9 @@ import (
 
 // TestE2EAuthorGuide runs testdata/author/guide.txtar, the README's "Write
 // your first extension", over the real binary, real Node and npm, and a
-// real registry (Verdaccio) for npm publish and spirit registry.
+// real registry (Verdaccio) for npm publish and spirit registry, as on a
+// headless machine: no D-Bus session bus, no dbus-launch, no choice of
+// secret store.
 func TestE2EAuthorGuide(t *testing.T) {
 	v := npmtest.Start(t)
 	_, file, _, _ := runtime.Caller(0)
@@ -43,9 +45,20 @@ func TestE2EAuthorGuide(t *testing.T) {
 			env.Setenv("SPIRIT_AGENT_DATA_DIR", filepath.Join(env.WorkDir, "data"))
 			env.Setenv("SPIRIT_HOST", "")
 			env.Setenv("SPIRIT_REGISTRY", "")
-			env.Setenv("SPIRIT_KEYRING_BACKEND", "file")
-			env.Setenv("SPIRIT_KEYRING_PASSWORD", "guide")
-			env.Setenv("PATH", os.Getenv("PATH"))
+			// A headless machine: no session bus, and a dbus-launch that
+			// only says it ran; no SPIRIT_KEYRING_BACKEND.
+			env.Setenv("SPIRIT_KEYRING_BACKEND", "")
+			env.Setenv("SPIRIT_KEYRING_PASSWORD", "")
+			env.Setenv("DBUS_SESSION_BUS_ADDRESS", "")
+			bin := filepath.Join(env.WorkDir, "nodbus")
+			if err := os.MkdirAll(bin, 0o755); err != nil {
+				return err
+			}
+			stub := "#!/bin/sh\necho ran >>\"" + filepath.Join(env.WorkDir, "dbus-launch-ran") + "\"\nexit 1\n"
+			if err := os.WriteFile(filepath.Join(bin, "dbus-launch"), []byte(stub), 0o755); err != nil {
+				return err
+			}
+			env.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
 			return nil
 		},
 	})

@@ -188,6 +188,8 @@ func runDoctor(ctx context.Context, opts *DoctorOptions) error {
 	switch {
 	case rep.Keyring.Error != "" && rep.Keyring.Store == "":
 		termtext.Fprintf(w, "keyring: none (%s)\n", rep.Keyring.Error)
+	case rep.Keyring.Error != "" && rep.Keyring.Reason == "":
+		termtext.Fprintf(w, "keyring: %s; round trip failed: %s\n", rep.Keyring.Store, rep.Keyring.Error)
 	case rep.Keyring.Error != "":
 		termtext.Fprintf(w, "keyring: %s (%s); round trip failed: %s\n", rep.Keyring.Store, rep.Keyring.Reason, rep.Keyring.Error)
 	default:

@@ -208,6 +208,7 @@ takes it from --note.`,
   spirit extension call @acme/deploy/run --yes --timeout 5m
   spirit extension call my-ext/echo -f text=hi -F count=3
   spirit extension call my-ext/echo --args @args.json
+  spirit extension call my-ext/fetch --secret-env api-token=MY_EXT_TOKEN
   echo '{"text":"hi"}' | spirit extension call my-ext/echo --args -`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {

@@ -207,11 +207,13 @@ func newCmdSecrets(f *Factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "secrets <command>",
 		Short: "Store, delete and check extension secrets",
-		Long: `Manage an extension's secrets in the OS keyring (service SpiritAgent, account
-extension::<id>::secret::<key>, as the desktop app). Only the slots the
-extension declares in secretSlots are accepted. Where no keyring runs, set
-SPIRIT_KEYRING_BACKEND=file to use an encrypted file (password from
-SPIRIT_KEYRING_PASSWORD, or asked at the terminal).
+		Long: `Manage an extension's secrets in the system keyring (service SpiritAgent, account
+extension::<id>::secret::<key>, as the desktop app), or where no keyring
+answers in spirit's file store, {dataDir}/spirit-keyring/secrets.json (mode
+0600; encrypted when SPIRIT_KEYRING_PASSWORD is set). SPIRIT_KEYRING_BACKEND
+chooses: system or file. Only the slots the extension declares in secretSlots
+are accepted. With --dev, the folder's secrets are its own. See
+docs/secrets.md.
 
 A value is never taken from the command line: "set" reads it from standard
 input, or asks for it without echo at a terminal.`,

@@ -1,13 +1,13 @@
 package cli
 
 import (
-	"net"
 	"os"
 	"strconv"
-	"sync"
 	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/spiritagents/spirit/internal/testutil/silentbus"
 )
 
 // addSecretScriptCmds adds the commands of the secret store scripts:
@@ -21,32 +21,9 @@ func addSecretScriptCmds(cmds map[string]func(ts *testscript.TestScript, neg boo
 		if neg || len(args) != 1 {
 			ts.Fatalf("usage: silentbus PATH")
 		}
-		ln, err := net.Listen("unix", ts.MkAbs(args[0]))
+		stop, err := silentbus.Listen(ts.MkAbs(args[0]))
 		ts.Check(err)
-		var mu sync.Mutex
-		var conns []net.Conn
-		done := make(chan struct{})
-		go func() {
-			defer close(done)
-			for {
-				c, err := ln.Accept()
-				if err != nil {
-					return
-				}
-				mu.Lock()
-				conns = append(conns, c)
-				mu.Unlock()
-			}
-		}()
-		ts.Defer(func() {
-			ln.Close()
-			<-done
-			mu.Lock()
-			defer mu.Unlock()
-			for _, c := range conns {
-				c.Close()
-			}
-		})
+		ts.Defer(stop)
 	}
 	cmds["clock"] = func(ts *testscript.TestScript, neg bool, args []string) {
 		switch {
