@@ -31,6 +31,15 @@
 // its own environment for the child), with HOME and TMPDIR pointed into the
 // sandbox. Inherited file descriptors (the runner's fd 3 and 4) pass through.
 //
+// Where bwrap runs with the network namespace shared and the kernel has
+// Landlock ABI 6, spirit execs it under Landlock's scoping (ExecCommand
+// --scope), so the host's abstract Unix sockets and signals to processes
+// outside stay out of reach. Without bubblewrap, Landlock (KindLandlock)
+// keeps the same file rules. On macOS, Seatbelt (KindSeatbelt) runs Node
+// under a profile made from the same grants; where no OS sandbox exists
+// (Windows), Node's permission model alone (KindNode) applies them, a seat
+// belt only. Describe says what each holds.
+//
 // Node's own permission model (--permission, or --experimental-permission
 // on a Node that only knows that one; found by asking node) is added as a
 // seat belt with
