@@ -1,7 +1,6 @@
 package sandbox
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -34,89 +33,21 @@ type Status struct {
 	Scoper string `json:"-"`
 }
 
-// Probe finds the sandbox to use: bubblewrap when it is on PATH and can
-// start a confined process here (user namespaces may be disabled), else
-// Landlock when the kernel has it, else none with the reason. getenv reads
-// EnvMode.
+// Probe finds the sandbox to use on this OS (see probeOS): on Linux
+// bubblewrap when it is on PATH and can start a confined process here (user
+// namespaces may be disabled), else Landlock when the kernel has it, else
+// none with the reason; on macOS Seatbelt; elsewhere Node's permission
+// model. getenv reads EnvMode.
 func Probe(ctx context.Context, getenv func(string) string) (Status, error) {
 	mode := strings.TrimSpace(getenv(EnvMode))
-	switch mode {
-	case "", "auto", "bwrap", "landlock":
-	case "none", "off":
-		return Status{Kind: KindNone, Reason: "disabled by " + EnvMode + "=" + mode}, nil
-	default:
-		return Status{}, fmt.Errorf("%w %s=%q: use auto, bwrap, landlock or none", ErrBadMode, EnvMode, mode)
-	}
-	var st Status
-	if mode != "landlock" {
-		st = probeBwrap(ctx)
-		if st.Kind == KindBwrap || mode == "bwrap" {
-			if st.Kind == KindNone {
-				return st, fmt.Errorf("%w: %s", ErrUnavailable, st.Reason)
-			}
-			return st, nil
-		}
-	}
-	ll := probeLandlock()
 	switch {
-	case ll.Kind == KindLandlock && st.Reason != "":
-		ll.Reason = st.Reason + "; using Landlock"
-	case ll.Kind == KindNone && st.Reason != "":
-		ll.Reason = st.Reason + "; " + ll.Reason
+	case mode == "none" || mode == "off":
+		return Status{Kind: KindNone, Reason: "disabled by " + EnvMode + "=" + mode}, nil
+	case mode == "" || mode == "auto" || slices.Contains(osModes, mode):
+	default:
+		return Status{}, fmt.Errorf("%w %s=%q: use auto, %s or none", ErrBadMode, EnvMode, mode, strings.Join(osModes, ", "))
 	}
-	if ll.Kind == KindNone && mode == "landlock" {
-		return ll, fmt.Errorf("%w: %s", ErrUnavailable, ll.Reason)
-	}
-	return ll, nil
-}
-
-// probeLandlock checks the kernel's Landlock and finds spirit's own
-// executable, which re-executes itself (ExecCommand) to apply it.
-func probeLandlock() Status {
-	abi := landlockABI()
-	if abi < 1 {
-		return Status{Kind: KindNone, Reason: "Landlock is not enabled in this kernel"}
-	}
-	self, err := os.Executable()
-	if err != nil {
-		return Status{Kind: KindNone, Reason: "cannot find spirit's own executable for Landlock: " + err.Error()}
-	}
-	return Status{Kind: KindLandlock, Path: self, Version: "Landlock ABI " + strconv.Itoa(abi), LandlockABI: abi}
-}
-
-func probeBwrap(ctx context.Context) Status {
-	path, err := exec.LookPath("bwrap")
-	if err != nil {
-		return Status{Kind: KindNone, Reason: "bubblewrap (bwrap) is not installed"}
-	}
-	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	defer cancel()
-	// The same namespaces as a real run, around a program that exists on
-	// every system.
-	args := []string{"--unshare-user-try", "--unshare-ipc", "--unshare-pid", "--unshare-uts", "--unshare-cgroup-try",
-		"--die-with-parent", "--new-session", "--cap-drop", "ALL", "--ro-bind", "/", "/", "--proc", "/proc", "--dev", "/dev", "true"}
-	var stderr bytes.Buffer
-	cmd := exec.CommandContext(ctx, path, args...)
-	cmd.Stderr = &stderr
-	if err := cmd.Run(); err != nil {
-		msg := strings.TrimSpace(stderr.String())
-		if msg == "" {
-			msg = err.Error()
-		}
-		return Status{Kind: KindNone, Path: path, Reason: "bubblewrap cannot run here: " + firstLine(msg)}
-	}
-	st := Status{Kind: KindBwrap, Path: path, LandlockABI: landlockABI()}
-	if out, err := exec.CommandContext(ctx, path, "--version").Output(); err == nil {
-		st.Version = strings.TrimSpace(string(out))
-	}
-	// Landlock's scoping sets no_new_privs, which a setuid bwrap cannot
-	// run under.
-	if fi, err := os.Stat(path); err == nil && fi.Mode()&os.ModeSetuid == 0 && st.LandlockABI >= 6 {
-		if self, err := os.Executable(); err == nil {
-			st.Scoper = self
-		}
-	}
-	return st
+	return probeOS(ctx, mode)
 }
 
 func firstLine(s string) string {
@@ -210,8 +141,9 @@ func askNode(ctx context.Context, node string) (NodeInfo, error) {
 }
 
 // seatBelt returns Node's permission-model flags for g, or none when node
-// lacks the model or cannot be asked. private adds bwrap's /tmp and HOME.
-func seatBelt(ctx context.Context, node, cacheFile string, g grants, private bool) []string {
+// lacks the model or cannot be asked. private adds bwrap's /tmp and HOME;
+// network adds --allow-net where this Node's model covers the network.
+func seatBelt(ctx context.Context, node, cacheFile string, g grants, private, network bool) []string {
 	info, err := ProbeNode(ctx, node, cacheFile)
 	if err != nil || info.PermissionFlag == "" {
 		return nil
@@ -228,7 +160,11 @@ func seatBelt(ctx context.Context, node, cacheFile string, g grants, private boo
 	for _, w := range writes {
 		a = append(a, "--allow-fs-write="+w)
 	}
-	for _, f := range []string{"--allow-child-process", "--allow-worker", "--allow-addons"} {
+	extra := []string{"--allow-child-process", "--allow-worker", "--allow-addons"}
+	if network {
+		extra = append(extra, "--allow-net")
+	}
+	for _, f := range extra {
 		if slices.Contains(info.Allow, f) {
 			a = append(a, f)
 		}

@@ -31,6 +31,15 @@
 // its own environment for the child), with HOME and TMPDIR pointed into the
 // sandbox. Inherited file descriptors (the runner's fd 3 and 4) pass through.
 //
+// Where bwrap runs with the network namespace shared and the kernel has
+// Landlock ABI 6, spirit execs it under Landlock's scoping (ExecCommand
+// --scope), so the host's abstract Unix sockets and signals to processes
+// outside stay out of reach. Without bubblewrap, Landlock (KindLandlock)
+// keeps the same file rules. On macOS, Seatbelt (KindSeatbelt) runs Node
+// under a profile made from the same grants; where no OS sandbox exists
+// (Windows), Node's permission model alone (KindNode) applies them, a seat
+// belt only. Describe says what each holds.
+//
 // Node's own permission model (--permission, or --experimental-permission
 // on a Node that only knows that one; found by asking node) is added as a
 // seat belt with
@@ -60,6 +69,13 @@ const (
 	// KindLandlock is Landlock, applied by a re-exec of spirit (ExecCommand)
 	// before it execs Node: the same file rules, no namespaces.
 	KindLandlock Kind = "landlock"
+	// KindSeatbelt is macOS's Seatbelt: sandbox-exec with a profile made
+	// from the same policy (see seatbeltProfile).
+	KindSeatbelt Kind = "seatbelt"
+	// KindNode is Node's permission model alone, with the same file rules
+	// (where no OS sandbox exists for it: Windows). A seat belt, not a
+	// boundary: a child process is outside it.
+	KindNode Kind = "node"
 	// KindNone means extensions run unconfined.
 	KindNone Kind = "none"
 )
@@ -243,8 +259,13 @@ func (s Status) Wrap(ctx context.Context, spec Spec) (*Command, error) {
 	if err := g.checkHidden(); err != nil {
 		return nil, err
 	}
-	if s.Kind == KindLandlock {
+	switch s.Kind {
+	case KindLandlock:
 		return s.wrapLandlock(ctx, spec, g, node)
+	case KindSeatbelt:
+		return s.wrapSeatbelt(ctx, spec, g, node)
+	case KindNode:
+		return wrapNode(ctx, spec, g, node)
 	}
 	path, args := s.Path, []string{s.Path}
 	// With the network namespace shared, the host's abstract Unix sockets
@@ -256,7 +277,7 @@ func (s Status) Wrap(ctx context.Context, spec Spec) (*Command, error) {
 	}
 	args = append(args, bwrapArgs(spec, g, node)...)
 	args = append(args, "--", node)
-	args = append(args, seatBelt(ctx, node, spec.NodeInfoCache, g, true)...)
+	args = append(args, seatBelt(ctx, node, spec.NodeInfoCache, g, true, !spec.Policy.NoNetwork)...)
 	args = append(args, spec.NodeArgs...)
 	return &Command{Path: path, Args: args, Env: sandboxEnv(spec.Env), Dir: spec.PackageDir}, nil
 }
@@ -403,23 +424,46 @@ func exposed(h string, g grants) bool {
 }
 
 func (s Status) wrapLandlock(ctx context.Context, spec Spec, g grants, node string) (*Command, error) {
-	if !filepath.IsAbs(spec.PrivateDir) {
-		return nil, fmt.Errorf("sandbox for %s: Landlock needs a private directory", spec.ID)
-	}
-	home, tmp := filepath.Join(spec.PrivateDir, "home"), filepath.Join(spec.PrivateDir, "tmp")
-	for _, d := range []string{home, tmp} {
-		if err := os.MkdirAll(d, 0o700); err != nil {
-			return nil, fmt.Errorf("sandbox for %s: %w", spec.ID, err)
-		}
+	home, tmp, err := privateDirs(spec)
+	if err != nil {
+		return nil, err
 	}
 	opts, err := landlockArgs(spec, g, node, home, tmp)
 	if err != nil {
 		return nil, err
 	}
-	belt := seatBelt(ctx, node, spec.NodeInfoCache, grants{read: g.read, write: append(slices.Clone(g.write), home, tmp)}, false)
+	belt := seatBelt(ctx, node, spec.NodeInfoCache, grants{read: g.read, write: append(slices.Clone(g.write), home, tmp)}, false, !spec.Policy.NoNetwork)
 	args := append([]string{"spirit", ExecCommand}, opts...)
 	args = append(append(append(args, "--", node), belt...), spec.NodeArgs...)
 	return &Command{Path: s.Path, Args: args, Env: sandboxEnvAt(spec.Env, home, tmp), Dir: spec.PackageDir}, nil
+}
+
+// wrapNode is Wrap for KindNode: Node with its permission model over the
+// same file rules, HOME and TMPDIR in the extension's private directory.
+// A Node without the model runs as it is.
+func wrapNode(ctx context.Context, spec Spec, g grants, node string) (*Command, error) {
+	home, tmp, err := privateDirs(spec)
+	if err != nil {
+		return nil, err
+	}
+	belt := seatBelt(ctx, node, spec.NodeInfoCache, grants{read: g.read, write: append(slices.Clone(g.write), home, tmp)}, false, !spec.Policy.NoNetwork)
+	args := append(append([]string{node}, belt...), spec.NodeArgs...)
+	return &Command{Path: node, Args: args, Env: sandboxEnvAt(spec.Env, home, tmp), Dir: spec.PackageDir}, nil
+}
+
+// privateDirs makes the extension's own HOME and TMPDIR in spec.PrivateDir
+// (Landlock, Seatbelt and Node's model; bwrap uses tmpfs instead).
+func privateDirs(spec Spec) (home, tmp string, err error) {
+	if !filepath.IsAbs(spec.PrivateDir) {
+		return "", "", fmt.Errorf("sandbox for %s: a private directory is needed", spec.ID)
+	}
+	home, tmp = filepath.Join(spec.PrivateDir, "home"), filepath.Join(spec.PrivateDir, "tmp")
+	for _, d := range []string{home, tmp} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			return "", "", fmt.Errorf("sandbox for %s: %w", spec.ID, err)
+		}
+	}
+	return home, tmp, nil
 }
 
 // sandboxEnv is env with HOME and TMPDIR pointed into the sandbox.

@@ -3,11 +3,14 @@ package cli
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
+
+	goruntime "runtime"
 
 	"github.com/spf13/cobra"
 
@@ -46,9 +49,12 @@ check itself fails.`,
 // DoctorReport is the --json output of `doctor`. Its fields are a public contract.
 type DoctorReport struct {
 	Sandbox sandbox.Status `json:"sandbox"`
-	Node    DoctorNode     `json:"node"`
-	Keyring DoctorKeyring  `json:"keyring"`
-	DataDir string         `json:"dataDir"`
+	// Confinement is what that sandbox holds for an extension with the
+	// default policy, on this OS.
+	Confinement sandbox.Confinement `json:"confinement"`
+	Node        DoctorNode          `json:"node"`
+	Keyring     DoctorKeyring       `json:"keyring"`
+	DataDir     string              `json:"dataDir"`
 	// Unsandboxed are the extensions granted --unsandboxed.
 	Unsandboxed []string `json:"unsandboxed"`
 	// Warnings are the problems found, one sentence each.
@@ -108,7 +114,17 @@ func runDoctor(ctx context.Context, opts *DoctorOptions) error {
 	} else if rep.Sandbox.Kind == sandbox.KindNone {
 		warn("extensions run without a sandbox (%s): they can read your files, spirit's data directory and secrets; install bubblewrap", rep.Sandbox.Reason)
 	} else if rep.Sandbox.Kind == sandbox.KindLandlock {
-		warn("extensions run under Landlock only (%s): no private /proc, /tmp or process namespace, and Unix sockets such as the D-Bus session bus stay reachable; install bubblewrap for the full sandbox", rep.Sandbox.Reason)
+		why := ""
+		if rep.Sandbox.Reason != "" {
+			why = " (" + rep.Sandbox.Reason + ")"
+		}
+		warn("extensions run under Landlock only%s: no private /proc or process namespace, and they see every process's command line; install bubblewrap for the full sandbox", why)
+	} else if rep.Sandbox.Kind == sandbox.KindNode {
+		warn("no OS sandbox confines extensions' files here: Node's permission model is a seat belt, not a boundary (a child process is outside it); grant --unsandboxed to nothing you would not run yourself")
+	}
+	rep.Confinement = sandbox.Describe(rep.Sandbox, sandbox.Policy{}, goruntime.GOOS)
+	if rep.Sandbox.Kind == sandbox.KindBwrap && !rep.Confinement.HostSockets.Confined {
+		warn("host sockets: %s", rep.Confinement.HostSockets.Detail)
 	}
 
 	rep.Node = doctorNode(ctx, f)
@@ -172,11 +188,16 @@ func runDoctor(ctx context.Context, opts *DoctorOptions) error {
 	switch rep.Sandbox.Kind {
 	case sandbox.KindBwrap:
 		fmt.Fprintf(w, "sandbox: bwrap (%s, %s)\n", rep.Sandbox.Path, rep.Sandbox.Version)
-	case sandbox.KindLandlock:
-		fmt.Fprintf(w, "sandbox: landlock (%s; %s)\n", rep.Sandbox.Version, rep.Sandbox.Reason)
+	case sandbox.KindLandlock, sandbox.KindSeatbelt:
+		if rep.Sandbox.Reason != "" {
+			fmt.Fprintf(w, "sandbox: %s (%s; %s)\n", rep.Sandbox.Kind, rep.Sandbox.Version, rep.Sandbox.Reason)
+		} else {
+			fmt.Fprintf(w, "sandbox: %s (%s)\n", rep.Sandbox.Kind, rep.Sandbox.Version)
+		}
 	default:
-		fmt.Fprintf(w, "sandbox: none (%s)\n", rep.Sandbox.Reason)
+		fmt.Fprintf(w, "sandbox: %s (%s)\n", rep.Sandbox.Kind, rep.Sandbox.Reason)
 	}
+	printConfinement(w, "with the default policy, extensions' ", rep.Confinement)
 	switch {
 	case rep.Node.Error != "":
 		fmt.Fprintf(w, "node: %s\n", rep.Node.Error)
@@ -231,4 +252,22 @@ func doctorNode(ctx context.Context, f *Factory) DoctorNode {
 		n.Error = fmt.Sprintf("%s is Node.js %s; 18 or later is needed", path, info.Version)
 	}
 	return n
+}
+
+// printConfinement writes c, one aspect a line, after a heading.
+func printConfinement(w io.Writer, heading string, c sandbox.Confinement) {
+	fmt.Fprintf(w, "%sconfinement:\n", heading)
+	for _, a := range []struct {
+		name string
+		a    sandbox.Aspect
+	}{{"files", c.Files}, {"processes", c.Processes}, {"network", c.Network}, {"other extensions", c.OtherExtensions}, {"host sockets", c.HostSockets}} {
+		switch {
+		case a.a.Confined:
+			fmt.Fprintf(w, "  %s: confined by %s: %s\n", a.name, a.a.By, a.a.Detail)
+		case a.a.By != "":
+			fmt.Fprintf(w, "  %s: not confined (%s): %s\n", a.name, a.a.By, a.a.Detail)
+		default:
+			fmt.Fprintf(w, "  %s: not confined: %s\n", a.name, a.a.Detail)
+		}
+	}
 }

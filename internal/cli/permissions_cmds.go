@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	goruntime "runtime"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -87,6 +88,8 @@ type PermissionsReport struct {
 	Write []string `json:"write"`
 	// Env are the variables passed besides the default ones.
 	Env []string `json:"env"`
+	// Confinement is what the sandbox holds for this extension, on this OS.
+	Confinement sandbox.Confinement `json:"confinement"`
 }
 
 func runPermissions(ctx context.Context, opts *PermissionsOptions) error {
@@ -152,16 +155,25 @@ func runPermissions(ctx context.Context, opts *PermissionsOptions) error {
 	} else {
 		fmt.Fprintf(w, "sandbox: %s\n", rep.Sandbox)
 	}
-	fmt.Fprintf(w, "network: %s\n", map[bool]string{true: "allowed", false: "denied"}[rep.Network])
+	switch {
+	case !rep.Network:
+		fmt.Fprintf(w, "network: denied\n")
+	case rep.Policy.NoNetwork:
+		fmt.Fprintf(w, "network: allowed (%s)\n", rep.Confinement.Network.Detail)
+	default:
+		fmt.Fprintf(w, "network: allowed\n")
+	}
 	fmt.Fprintf(w, "read: %s\n", listOrNone(rep.Read))
 	fmt.Fprintf(w, "write: %s\n", listOrNone(rep.Write))
 	fmt.Fprintf(w, "env: %s\n", listOrNone(rep.Env))
+	printConfinement(w, "", rep.Confinement)
 	return nil
 }
 
 func permissionsReport(f *Factory, ext *install.Installed, pol sandbox.Policy, st sandbox.Status) PermissionsReport {
+	conf := sandbox.Describe(st, pol, goruntime.GOOS)
 	rep := PermissionsReport{ID: ext.ID, Sandbox: string(st.Kind), Reason: st.Reason, Policy: pol,
-		Network: !pol.NoNetwork || st.Kind == sandbox.KindNone || pol.Unsandboxed, Write: []string{}, Env: []string{}}
+		Network: !conf.Network.Confined, Write: []string{}, Env: []string{}, Confinement: conf}
 	if pol.Unsandboxed && st.Kind != sandbox.KindNone {
 		rep.Sandbox, rep.Reason = string(sandbox.KindNone), "granted --unsandboxed"
 	}
