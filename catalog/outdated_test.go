@@ -38,7 +38,7 @@ func TestItemForOnlyMarketplaceInstalls(t *testing.T) {
 			in: install.Installed{ID: "@corp/internal", Record: rec(install.SourceMarketplace, "https://index.example/reg/", "corp.internal")}},
 		{name: "apps install, official index", src: official, wantID: "corp.internal",
 			in: install.Installed{ID: "@corp/internal", Entry: &install.Entry{ID: "@corp/internal", InstallSource: install.SourceMarketplace}}},
-		{name: "apps install, another index", src: here,
+		{name: "apps install, any index (the apps record none)", src: here, wantID: "corp.internal",
 			in: install.Installed{ID: "@corp/internal", Entry: &install.Entry{ID: "@corp/internal", InstallSource: install.SourceMarketplace}}},
 		{name: "archive entry without record, official index", src: official,
 			in: install.Installed{ID: "@corp/internal", Entry: &install.Entry{ID: "@corp/internal", InstallSource: install.SourceArchive}}},

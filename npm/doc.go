@@ -6,8 +6,10 @@
 //
 //   - Specs are "npm:NAME[@RANGE|@TAG]", "NAME@RANGE" and "@scope/name[@…]".
 //     Names follow npm's rules for new packages (lowercase, URL-safe, at most
-//     214 bytes). A range is anything Masterminds/semver parses; anything
-//     else that is a valid tag name is a dist-tag; an empty range means the
+//     214 bytes). A range is what npm's semver package reads as one
+//     (ParseRange: node-semver's grammar, loose off; a differential test
+//     holds the two equal); anything else that is a valid tag name is a
+//     dist-tag; an empty range means the
 //     "latest" tag.
 //   - Version choice is npm's: a tag names its version; for a range, the
 //     "latest" tag wins when it satisfies the range, else the highest

@@ -11,7 +11,6 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -297,13 +296,12 @@ func (c *Client) document(ctx context.Context, u, accept, name string) ([]byte, 
 	return data, nil
 }
 
-var preRe = regexp.MustCompile(`(\d+)\.(\d+)\.(\d+)-[0-9A-Za-z.-]+`)
-
 // Pick chooses the version of p that rng names, as npm does: a dist-tag
-// names its version; for a range, "latest" when it satisfies the range (or
-// the range is "*" or empty), else the highest satisfying version that is
-// not deprecated, else the highest deprecated one. Prereleases satisfy a
-// range only when it names a prerelease of the same major.minor.patch.
+// names its version; for a range (read by npm's grammar, ParseRange),
+// "latest" when it satisfies the range (or the range is "*" or empty), else
+// the highest satisfying version that is not deprecated, else the highest
+// deprecated one. Prereleases satisfy a range only when one of its
+// comparators names a prerelease of the same major.minor.patch.
 func Pick(p *Packument, name, rng string) (string, error) {
 	noMatch := func() error {
 		vs := make([]*semver.Version, 0, len(p.Versions))
@@ -331,55 +329,38 @@ func Pick(p *Packument, name, rng string) (string, error) {
 		}
 		return v, nil
 	}
-	c, err := parseRange(rng)
+	r, err := parseRange(rng)
 	if err != nil {
 		return "", fmt.Errorf("%w: range %q: %v", ErrInvalidSpec, rng, err)
 	}
-	var pre [][3]string
-	for _, m := range preRe.FindAllStringSubmatch(rng, -1) {
-		pre = append(pre, [3]string{m[1], m[2], m[3]})
-	}
-	satisfies := func(v *semver.Version) bool {
-		if v.Prerelease() != "" {
-			ok := false
-			for _, t := range pre {
-				ok = ok || (t == [3]string{fmt.Sprint(v.Major()), fmt.Sprint(v.Minor()), fmt.Sprint(v.Patch())})
-			}
-			if !ok {
-				return false
-			}
-		}
-		return c.Check(v)
-	}
 	if latest, ok := p.DistTags["latest"]; ok {
 		if _, exists := p.Versions[latest]; exists {
-			lv, err := semver.StrictNewVersion(latest)
-			if err == nil && (strings.TrimSpace(rng) == "*" || satisfies(lv)) {
+			if _, err := semver.StrictNewVersion(latest); err == nil && (strings.TrimSpace(rng) == "*" || r.Test(latest)) {
 				return latest, nil
 			}
 		}
 	}
-	var best, bestDep *semver.Version
+	var live, deprecated []string
 	for k, pv := range p.Versions {
-		v, err := semver.StrictNewVersion(k)
-		if err != nil || !satisfies(v) {
+		if _, err := semver.StrictNewVersion(k); err != nil {
 			continue
 		}
 		if pv.deprecated() {
-			if bestDep == nil || v.GreaterThan(bestDep) {
-				bestDep = v
-			}
-		} else if best == nil || v.GreaterThan(best) {
-			best = v
+			deprecated = append(deprecated, k)
+		} else {
+			live = append(live, k)
 		}
 	}
-	if best == nil {
-		best = bestDep
+	slices.Sort(live) // equal versions (build metadata) are picked alike on every run
+	slices.Sort(deprecated)
+	best := r.MaxSatisfying(live)
+	if best == "" {
+		best = r.MaxSatisfying(deprecated)
 	}
-	if best == nil {
+	if best == "" {
 		return "", noMatch()
 	}
-	return best.Original(), nil
+	return best, nil
 }
 
 // CacheAge returns how old the cached packument of name is (the newer of

@@ -6,8 +6,6 @@ import (
 	"os"
 	"regexp"
 	"strings"
-
-	"github.com/Masterminds/semver/v3"
 )
 
 // Spec is a parsed package spec.
@@ -151,13 +149,10 @@ func isTag(r string) bool {
 	return err != nil
 }
 
-// parseRange parses an npm range with Masterminds/semver. npm's "" and
-// "*" mean any version.
-func parseRange(r string) (*semver.Constraints, error) {
-	if strings.TrimSpace(r) == "" {
-		r = "*"
-	}
-	return semver.NewConstraint(r)
+// parseRange parses an npm range as npm's semver package does (ParseRange);
+// "" means any version, as in npm.
+func parseRange(r string) (*Range, error) {
+	return ParseRange(r)
 }
 
 // IsSpec reports whether s names an npm package rather than a local path,

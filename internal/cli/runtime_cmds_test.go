@@ -18,8 +18,8 @@ func runtimeFactory(t *testing.T, fixtures map[string]string) (*Factory, *iostre
 	t.Helper()
 	dir := t.TempDir()
 	p := paths.New(dir, paths.HostCLI)
-	// In id order: the install time (the folder's) decides invocation-name
-	// suffixes, so a random order would make the goldens flaky.
+	// In id order, so the folders' install times are the same on every run
+	// (invocation-name suffixes follow the apps' list order).
 	for _, id := range slices.Sorted(maps.Keys(fixtures)) {
 		name := fixtures[id]
 		if err := os.CopyFS(p.PackageDir(id), os.DirFS(filepath.Join("..", "..", "testdata", "runtime", name))); err != nil {
