@@ -152,9 +152,7 @@ func (e *NameCollisionError) Assignments() []string {
 	var out []string
 	for _, s := range e.Shared {
 		out = append(out, fmt.Sprintf("%s goes to %s", s.Base, s.Owner))
-		for _, o := range s.Others {
-			out = append(out, o)
-		}
+		out = append(out, s.Others...)
 	}
 	for _, m := range e.Moves {
 		out = append(out, fmt.Sprintf("%s moves from %s to %s", m.Tool, m.From, m.To))

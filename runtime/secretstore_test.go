@@ -264,7 +264,11 @@ func TestSecretStoreBusWithoutKeyring(t *testing.T) {
 	if err != nil {
 		t.Fatalf("dbus-daemon printed %q", out)
 	}
-	t.Cleanup(func() { _ = syscall.Kill(pid, syscall.SIGTERM) })
+	t.Cleanup(func() {
+		if p, err := os.FindProcess(pid); err == nil {
+			_ = p.Signal(syscall.SIGTERM)
+		}
+	})
 	// The D-Bus library keeps its session bus connection for the process,
 	// so the check runs in a child test process.
 	child := exec.Command(os.Args[0], "-test.run=^TestSecretStoreBusWithoutKeyringChild$", "-test.v")
