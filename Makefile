@@ -30,12 +30,13 @@ test:
 	bash scripts/fuzz.sh 3s
 
 # The gates every change must pass: formatting, a tidy go.mod, go vet and
-# staticcheck at a pinned version.
+# staticcheck at a pinned version; build and vet for the six shipped targets.
 check:
 	@out=$$(gofmt -l .); if [ -n "$$out" ]; then echo "gofmt -l: these files need gofmt -w:"; echo "$$out"; exit 1; fi
 	$(GO) mod tidy -diff
 	$(GO) vet ./...
 	$(GO) run $(STATICCHECK) ./...
+	GO=$(GO) bash scripts/check-targets.sh
 
 # Only the end-to-end tests (testscript and the real-registry tests).
 e2e:
