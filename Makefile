@@ -28,6 +28,7 @@ test:
 	$(GO) test -count=1 -timeout 20m -race $(RACE_PKGS)
 	$(GO) test -count=1 -timeout 20m $$($(GO) list ./... | grep -v -E '/(runtime|install|mcp|npm|catalog)(/|$$)')
 	bash scripts/fuzz.sh 3s
+	GO=$(GO) bash scripts/test-windows.sh
 
 # The gates every change must pass: formatting, a tidy go.mod, go vet and
 # staticcheck at a pinned version; build and vet for the six shipped targets.

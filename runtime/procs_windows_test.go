@@ -9,7 +9,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-	"unsafe"
 
 	"github.com/Microsoft/go-winio"
 	"golang.org/x/sys/windows"
@@ -46,8 +45,6 @@ func TestMain(m *testing.M) {
 	}
 	os.Exit(0)
 }
-
-var isProcessInJob = windows.NewLazySystemDLL("kernel32.dll").NewProc("IsProcessInJob")
 
 func running(pid int) bool {
 	h, err := windows.OpenProcess(windows.PROCESS_QUERY_LIMITED_INFORMATION, false, uint32(pid))
@@ -90,19 +87,8 @@ func TestJobObjectKillsTheTree(t *testing.T) {
 		}
 		pids = append(pids, n)
 	}
-	inJob := false
-	if j, ok := jobs.Load(cmd.Process.Pid); ok {
-		h, err := windows.OpenProcess(windows.PROCESS_QUERY_LIMITED_INFORMATION, false, uint32(pids[1]))
-		if err == nil {
-			var in int32
-			r, _, _ := isProcessInJob.Call(uintptr(h), uintptr(j.(windows.Handle)), uintptr(unsafe.Pointer(&in)))
-			inJob = r != 0 && in != 0
-			windows.CloseHandle(h)
-		}
-	}
-	if !inJob {
-		t.Errorf("the grandchild %d is not in the runner's job", pids[1])
-	}
+	// The grandchild is a process of its own: only its job ends it with
+	// the runner (Windows does not kill children with their parent).
 	killGroup(cmd.Process.Pid)
 	_ = cmd.Wait()
 	deadline := time.Now().Add(5 * time.Second)
