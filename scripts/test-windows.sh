@@ -34,17 +34,19 @@ for p in "${pkgs[@]}"; do
 	fi
 done
 for ex in hello-tools lookup-tools; do
-	if out=$(timeout 60 wine "$bin/spirit.exe" validate "testdata/examples/$ex" 2>&1); then
+	if out=$(timeout 60 wine "$bin/spirit.exe" extension validate "testdata/examples/$ex" 2>&1); then
 		echo "wine: ok   spirit.exe validate $ex"
 	else
 		echo "wine: FAIL spirit.exe validate $ex: $out"
 		status=1
 	fi
 done
-if timeout 60 wine "$bin/spirit.exe" validate testdata/examples/broken-ext >/dev/null 2>&1; then
-	echo "wine: FAIL spirit.exe validate broken-ext passed"
-	status=1
+code=0
+timeout 60 wine "$bin/spirit.exe" extension validate testdata/examples/broken-ext >/dev/null 2>&1 || code=$?
+if [ "$code" = 3 ]; then
+	echo "wine: ok   spirit.exe validate broken-ext finds problems (exit 3)"
 else
-	echo "wine: ok   spirit.exe validate broken-ext is refused"
+	echo "wine: FAIL spirit.exe validate broken-ext: exit $code, want 3"
+	status=1
 fi
 exit $status
