@@ -35,14 +35,16 @@ test:
 	$(GO) test -count=1 -timeout 20m -race $(RACE_PKGS)
 	$(GO) test -count=1 -timeout 20m $$($(GO) list ./... | grep -v -E '/(runtime|install|mcp|npm|catalog)(/|$$)')
 	bash scripts/fuzz.sh 3s
+	GO=$(GO) bash scripts/test-windows.sh
 
 # The gates every change must pass: formatting, a tidy go.mod, go vet and
-# staticcheck at a pinned version.
+# staticcheck at a pinned version; build and vet for the six shipped targets.
 check:
 	@out=$$(gofmt -l .); if [ -n "$$out" ]; then echo "gofmt -l: these files need gofmt -w:"; echo "$$out"; exit 1; fi
 	$(GO) mod tidy -diff
 	$(GO) vet ./...
 	$(GO) run $(STATICCHECK) ./...
+	GO=$(GO) bash scripts/check-targets.sh
 
 # Release files in dist/: an archive and a CycloneDX SBOM per target, the npm
 # packages, checksums.txt; reproducible (internal/dist, docs/releasing.md).

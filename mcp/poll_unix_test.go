@@ -65,9 +65,11 @@ func TestStdioPipeIsPolled(t *testing.T) {
 func blockingPipe(t *testing.T) (r, w *os.File, rfd int) {
 	t.Helper()
 	var p [2]int
-	if err := unix.Pipe2(p[:], unix.O_CLOEXEC); err != nil {
+	if err := unix.Pipe(p[:]); err != nil { // pipe2 is missing on darwin
 		t.Fatal(err)
 	}
+	unix.CloseOnExec(p[0])
+	unix.CloseOnExec(p[1])
 	return os.NewFile(uintptr(p[0]), "stdin"), os.NewFile(uintptr(p[1]), "client"), p[0]
 }
 

@@ -189,18 +189,6 @@ func (h *Host) start(ctx context.Context, ext *install.Installed, ev *Event) (*p
 	if err != nil {
 		return nil, err
 	}
-	toChildR, toChildW, err := os.Pipe()
-	if err != nil {
-		logFile.Close()
-		return nil, err
-	}
-	fromChildR, fromChildW, err := os.Pipe()
-	if err != nil {
-		logFile.Close()
-		toChildR.Close()
-		toChildW.Close()
-		return nil, err
-	}
 	p := &process{ext: ext, mask: &masker{}, log: logPath, exited: make(chan struct{})}
 	p.stdout = &maskWriter{m: p.mask, w: logFile}
 	p.stderr = &maskWriter{m: p.mask, w: logFile}
@@ -208,27 +196,36 @@ func (h *Host) start(ctx context.Context, ext *install.Installed, ev *Event) (*p
 	// Two writers, so exec gives the child two pipes (one writer would be
 	// one pipe, where both streams arrive interleaved byte by byte).
 	cmd.Stdout, cmd.Stderr = p.stdout, p.stderr
-	cmd.ExtraFiles = []*os.File{toChildR, fromChildW}
+	ch, err := openChannel(cmd)
+	if err != nil {
+		logFile.Close()
+		return nil, err
+	}
 	fmt.Fprintf(logFile, "--- %s spirit started %s %s\n", time.Now().UTC().Format(time.RFC3339), ext.ID, m.Version)
 	err = h.confine(ctx, ext, cmd)
 	if err == nil {
 		err = cmd.Start()
 	}
-	toChildR.Close()
-	fromChildW.Close()
+	if err == nil {
+		if err = startGroup(cmd); err != nil {
+			_ = cmd.Process.Kill()
+			_ = cmd.Wait()
+		}
+	}
 	if err != nil {
+		ch.failed()
 		logFile.Close()
-		toChildW.Close()
-		fromChildR.Close()
 		return nil, fmt.Errorf("starting node for %s: %w", ext.ID, err)
 	}
+	ch.started()
 	p.cmd = cmd
 	go func() {
 		err := cmd.Wait()
+		endGroup(cmd.Process.Pid)
 		p.stdout.flush()
 		p.stderr.flush()
 		logFile.Close()
-		fromChildR.Close()
+		ch.close()
 		switch {
 		case cmd.ProcessState != nil:
 			p.state = cmd.ProcessState.String()
@@ -237,7 +234,19 @@ func (h *Host) start(ctx context.Context, ext *install.Installed, ev *Event) (*p
 		}
 		close(p.exited)
 	}()
-	p.conn = newConn(fromChildR, toChildW, h.handler(p))
+	fromChild, toChild, err := ch.connect(cmd.Process.Pid, p.exited, h.opts.ActivateTimeout)
+	if err != nil {
+		killGroup(cmd.Process.Pid)
+		_ = cmd.Process.Kill()
+		<-p.exited
+		if cmd.ProcessState != nil && cmd.ProcessState.ExitCode() == exitNodeTooOld {
+			if verr := checkNodeVersion(node); verr != nil {
+				return nil, verr
+			}
+		}
+		return nil, &ExitError{ExtensionID: ext.ID, State: p.state + " (" + err.Error() + ")", LogFile: logPath}
+	}
+	p.conn = newConn(fromChild, toChild, h.handler(p))
 	go h.watch(p)
 
 	params := map[string]any{

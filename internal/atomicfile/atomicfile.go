@@ -25,7 +25,10 @@ func WriteDurable(path string, data []byte, perm fs.FileMode) error {
 }
 
 // syncDir flushes the folder dir; a variable so that a test can see it run.
-var syncDir = func(dir string) error {
+var syncDir = flushDir
+
+// flushUnixDir flushes a folder the Unix way: fsync on the folder.
+func flushUnixDir(dir string) error {
 	d, err := os.Open(dir)
 	if err != nil {
 		return err

@@ -1,6 +1,7 @@
 // spirit extension runner. The Go host starts one Node.js process per
 // extension with this script and speaks JSON-RPC 2.0 to it, one JSON message
-// per line: host -> runner on fd 3, runner -> host on fd 4. The extension's
+// per line: host -> runner on fd 3, runner -> host on fd 4 (on Windows, both
+// over the named pipe whose path is the first argument). The extension's
 // stdout and stderr go to its log file and never touch the protocol.
 import { spawnSync } from 'node:child_process';
 import net from 'node:net';
@@ -13,8 +14,11 @@ if (major < 18) {
   process.exit(78);
 }
 
-const input = new net.Socket({ fd: 3, readable: true, writable: false });
-const output = new net.Socket({ fd: 4, readable: false, writable: true });
+// Windows passes no descriptors beyond the standard streams: there the host
+// listens on a named pipe only this user may open and names it in argv.
+const pipePath = process.platform === 'win32' ? process.argv.splice(1, 1)[0] : undefined;
+const input = pipePath ? net.connect(pipePath) : new net.Socket({ fd: 3, readable: true, writable: false });
+const output = pipePath ? input : new net.Socket({ fd: 4, readable: false, writable: true });
 
 // Error codes shared with the Go host (runtime/rpc.go).
 const CODE_EXTENSION = -32000; // the extension failed: load, activate, event, prompt, dispose
