@@ -160,6 +160,25 @@ func TestE2EInterruptDownload(t *testing.T) {
 // writes a file), spirit prints "Interrupted" and exits 130, and the
 // extension's Node process is gone.
 func TestE2EInterruptToolCall(t *testing.T) {
+	p, marks, pid := startAbortableCall(t)
+	code := p.interrupt(t)
+	if code != ExitInterrupted || !strings.HasSuffix(p.stderr.String(), "\nInterrupted\n") {
+		t.Errorf("exit %d, stderr:\n%s", code, p.stderr.String())
+	}
+	if b, err := os.ReadFile(filepath.Join(marks, "aborted")); err != nil || string(b) != "yes" {
+		t.Errorf("the abort handler did not run: %v", err)
+	}
+	if alive(pid) {
+		t.Errorf("the extension's Node process %d is still running", pid)
+	}
+}
+
+// startAbortableCall installs an extension whose tool waits until it is
+// aborted, then writes the file "aborted" in marks and returns; it calls the
+// tool with the real binary and returns once the tool runs, with marks and
+// the extension's Node PID.
+func startAbortableCall(t *testing.T) (*interruptible, string, int) {
+	t.Helper()
 	if _, err := exec.LookPath("node"); err != nil {
 		t.Fatal("node is needed: ", err)
 	}
@@ -208,15 +227,26 @@ export function activate() {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
+	return p, marks, pid
+}
+
+// Ctrl-C in a terminal under `npx spirit` reaches spirit twice at once: from
+// the terminal (spirit is in the foreground process group) and from the
+// launcher that passes it on. That is one interrupt: the tool's abort
+// handler runs and spirit stops its extension and exits 130, instead of
+// dying of the second signal in the middle of that.
+func TestE2EInterruptTwiceAtOnce(t *testing.T) {
+	p, marks, _ := startAbortableCall(t)
+	if err := p.cmd.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(20 * time.Millisecond)
 	code := p.interrupt(t)
 	if code != ExitInterrupted || !strings.HasSuffix(p.stderr.String(), "\nInterrupted\n") {
-		t.Errorf("exit %d, stderr:\n%s", code, p.stderr.String())
+		t.Errorf("exit %d (%v), stderr:\n%s", code, p.cmd.ProcessState, p.stderr.String())
 	}
 	if b, err := os.ReadFile(filepath.Join(marks, "aborted")); err != nil || string(b) != "yes" {
 		t.Errorf("the abort handler did not run: %v", err)
-	}
-	if alive(pid) {
-		t.Errorf("the extension's Node process %d is still running", pid)
 	}
 }
 

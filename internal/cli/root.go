@@ -10,6 +10,7 @@ import (
 	"os/signal"
 	"slices"
 	"syscall"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -18,19 +19,35 @@ import (
 	"github.com/spiritagents/spirit/runtime"
 )
 
+// sameInterrupt is how long after the first interrupt another one counts
+// as the same: a launcher between the terminal and spirit (npx, the bin of
+// the npm package) passes on the Ctrl-C that the terminal also sent spirit.
+const sameInterrupt = 300 * time.Millisecond
+
 // Main runs spirit with the process's arguments and returns the exit code.
 // It makes the one context of the run: the first interrupt (SIGINT or
-// SIGTERM) cancels it, so commands stop cleanly; a second one kills the
-// process as usual.
+// SIGTERM) cancels it, so commands stop cleanly; a second one, once
+// sameInterrupt has passed, kills the process as usual.
 func Main() int {
 	// Before anything reads a token or a secret: extensions run as the same
 	// user and must not read spirit's environment or memory through /proc.
 	_ = runtime.HardenProcess()
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	sigs := make(chan os.Signal, 4)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	go func() {
-		<-ctx.Done()
-		stop()
+		<-sigs
+		cancel()
+		same := time.NewTimer(sameInterrupt)
+		for {
+			select {
+			case <-sigs:
+			case <-same.C:
+				signal.Stop(sigs)
+				return
+			}
+		}
 	}()
 	return Run(ctx, NewFactory(), nil)
 }

@@ -64,8 +64,8 @@ func writeJSONFile(path string, v any) error {
 	return os.WriteFile(path, b.Bytes(), 0o644)
 }
 
-// writeFiles writes name → data under dir with mode 0644, then chmods exec.
-func writeFiles(dir string, files map[string][]byte, exec ...string) error {
+// writeFiles writes name → data under dir with mode 0644, executables 0755.
+func writeFiles(dir string, files map[string][]byte, executables ...string) error {
 	for name, data := range files {
 		p := filepath.Join(dir, filepath.FromSlash(name))
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
@@ -75,7 +75,7 @@ func writeFiles(dir string, files map[string][]byte, exec ...string) error {
 			return err
 		}
 	}
-	for _, name := range exec {
+	for _, name := range executables {
 		// Explicit: the umask must not decide the mode npm pack records.
 		if err := os.Chmod(filepath.Join(dir, filepath.FromSlash(name)), 0o755); err != nil {
 			return err
