@@ -237,7 +237,7 @@ export function activate() {
 // dying of the second signal in the middle of that.
 func TestE2EInterruptTwiceAtOnce(t *testing.T) {
 	p, marks, _ := startAbortableCall(t)
-	if err := p.cmd.Process.Signal(syscall.SIGINT); err != nil {
+	if err := p.cmd.Process.Signal(os.Interrupt); err != nil {
 		t.Fatal(err)
 	}
 	time.Sleep(20 * time.Millisecond)
