@@ -208,8 +208,12 @@ func TestParseSource(t *testing.T) {
 				}
 				return
 			}
-			if err != nil || s.Kind != tt.kind || s.String() != tt.want {
-				t.Fatalf("got %+v %q %v", s, s.String(), err)
+			want := tt.want
+			if tt.kind == KindDir {
+				want = filepath.FromSlash(want) // a folder is a native path
+			}
+			if err != nil || s.Kind != tt.kind || s.String() != want {
+				t.Fatalf("got %+v %q %v, want %q", s, s.String(), err, want)
 			}
 		})
 	}
@@ -241,8 +245,12 @@ func TestResolveRef(t *testing.T) {
 				}
 				return
 			}
-			if err != nil || loc.String() != tt.want {
-				t.Fatalf("got %q %v", loc.String(), err)
+			want := tt.want
+			if tt.base == nil {
+				want = filepath.FromSlash(want) // a folder registry's file is a native path
+			}
+			if err != nil || loc.String() != want {
+				t.Fatalf("got %q %v, want %q", loc.String(), err, want)
 			}
 		})
 	}

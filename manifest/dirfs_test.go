@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"testing"
 )
 
@@ -13,6 +14,9 @@ import (
 // symlinks (EvalSymlinks), and whether the package folder itself or a
 // folder above it is a symlink.
 func TestDirFSResolution(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("these links need a privilege on Windows (SeCreateSymbolicLinkPrivilege or Developer Mode), and Wine's do not resolve as Windows' do")
+	}
 	base := t.TempDir()
 	must := func(err error) {
 		t.Helper()

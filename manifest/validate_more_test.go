@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -158,6 +159,9 @@ func TestParsedManifest(t *testing.T) {
 }
 
 func TestDirFSRefusesSymlinkEscapes(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("these links need a privilege on Windows (SeCreateSymbolicLinkPrivilege or Developer Mode), and Wine's do not resolve as Windows' do")
+	}
 	outside := t.TempDir()
 	if err := os.WriteFile(filepath.Join(outside, "secret.js"), []byte("x"), 0o644); err != nil {
 		t.Fatal(err)

@@ -11,10 +11,11 @@ func TestResolveDataDir(t *testing.T) {
 		flag string
 		env  map[string]string
 		goos string
-		want string
+		want string // slashes, made native; the flag's made absolute too
+		raw  bool   // want is compared as is (the variable is verbatim)
 	}{
 		{name: "flag wins", flag: "/x/data", env: map[string]string{"SPIRIT_AGENT_DATA_DIR": "/y"}, goos: "linux", want: "/x/data"},
-		{name: "env verbatim", env: map[string]string{"SPIRIT_AGENT_DATA_DIR": " /y ", "APPDATA": "/a"}, goos: "linux", want: "/y"},
+		{name: "env verbatim", env: map[string]string{"SPIRIT_AGENT_DATA_DIR": " /y ", "APPDATA": "/a"}, goos: "linux", want: "/y", raw: true},
 		{name: "blank env ignored", env: map[string]string{"SPIRIT_AGENT_DATA_DIR": "  ", "APPDATA": "/a"}, goos: "linux", want: "/a/SpiritAgent"},
 		{name: "appdata on linux too", env: map[string]string{"APPDATA": "/a", "HOME": "/h"}, goos: "linux", want: "/a/SpiritAgent"},
 		{name: "xdg", env: map[string]string{"HOME": "/h", "XDG_DATA_HOME": "/xdg"}, goos: "linux", want: "/xdg/SpiritAgent"},
@@ -29,8 +30,18 @@ func TestResolveDataDir(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got != filepath.FromSlash(tt.want) {
-				t.Errorf("got %q, want %q", got, tt.want)
+			want := filepath.FromSlash(tt.want)
+			if tt.flag != "" {
+				// On Windows, /x/data is on the current drive.
+				if want, err = filepath.Abs(want); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if tt.raw {
+				want = tt.want
+			}
+			if got != want {
+				t.Errorf("got %q, want %q", got, want)
 			}
 		})
 	}

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -69,10 +70,15 @@ func generated(t testing.TB, root string) map[string]string {
 	return out
 }
 
+// underRoot is a path in the registry repository once its root is $ROOT.
+var underRoot = regexp.MustCompile(`\$ROOT\S*`)
+
+// problemLines spells the problems as the goldens do: the repository root
+// as $ROOT, and paths under it with slashes on every OS.
 func problemLines(ps []Problem, root string, npmURL ...string) string {
 	var b strings.Builder
 	for _, p := range ps {
-		line := strings.ReplaceAll(p.String(), root, "$ROOT")
+		line := underRoot.ReplaceAllStringFunc(strings.ReplaceAll(p.String(), root, "$ROOT"), filepath.ToSlash)
 		for _, u := range npmURL {
 			line = strings.ReplaceAll(line, u, "$NPM")
 		}

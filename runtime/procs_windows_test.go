@@ -56,6 +56,12 @@ func running(pid int) bool {
 	return windows.GetExitCodeProcess(h, &code) == nil && code == 259 // STILL_ACTIVE
 }
 
+// underWine says whether this runs under Wine, whose ntdll exports
+// wine_get_version (Windows' does not).
+func underWine() bool {
+	return windows.NewLazySystemDLL("ntdll.dll").NewProc("wine_get_version").Find() == nil
+}
+
 // The runner starts suspended in its Job Object, so what it spawns is in
 // the job too; killGroup ends both.
 func TestJobObjectKillsTheTree(t *testing.T) {
@@ -106,6 +112,10 @@ func TestJobObjectKillsTheTree(t *testing.T) {
 // opens it by the path in its arguments and talks over it; nobody can
 // connect after it.
 func TestProtocolPipe(t *testing.T) {
+	if underWine() {
+		t.Skip("Wine 8 connects a client to the listener's reserved first pipe instance, which Windows keeps disconnected, " +
+			"so go-winio's Accept never sees the runner (go-winio's own TestDialListenerTimesOut fails under Wine the same way)")
+	}
 	cmd := exec.Command(os.Args[0])
 	cmd.Env = append(os.Environ(), "SPIRIT_TEST_CHILD=dial")
 	var stderr strings.Builder

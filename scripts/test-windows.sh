@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # Runs Windows builds under Wine (scripts/wine-setup.sh makes the prefix):
 # the Windows test binaries of the packages whose tests hold under Wine 8,
-# the runtime's Job Object test, and spirit.exe validate over the examples.
-# Every test binary is compiled once, in one go test -c. The other packages
-# without Node are not run yet: Wine 8 lacks the file disposition call
-# Go 1.26's os.RemoveAll uses ("unlinkat …: Invalid function"), so every
-# test whose t.TempDir holds a file fails its cleanup there
-# (docs/platforms-windows.md). wineserver is stopped at the end.
+# the runtime's Job Object and pipe tests, and spirit.exe validate over the
+# examples. Every test binary is compiled once, in one go test -c.
+# Wine 8 lacks the file disposition call Go 1.26's os.RemoveAll uses
+# ("unlinkat …: Invalid function"), so a test whose t.TempDir holds
+# anything fails its cleanup there: those tests are named below and not
+# run (-test.skip), and packages where most tests make trees are not run
+# at all (docs/platforms-windows.md). wineserver is stopped at the end.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -16,15 +17,24 @@ export WINEPREFIX=$root/.cache/wine WINEDEBUG=-all WINEDLLOVERRIDES="bcryptprimi
 trap 'wineserver -k 2>/dev/null || true' EXIT
 bin=$(mktemp -d "${TMPDIR:-/tmp}/spirit-wine.XXXXXX")
 trap 'wineserver -k 2>/dev/null || true; rm -rf "$bin"' EXIT
-pkgs=(./internal/errkind ./internal/iostreams ./internal/termtext ./problem ./runtime)
+pkgs=(./internal/build ./internal/errkind ./internal/iostreams ./internal/keyring ./internal/safeid
+	./internal/termtext ./fetch ./manifest ./pack ./paths ./problem ./runtime)
 GOOS=windows GOARCH=amd64 CGO_ENABLED=0 "$GO" test -c -o "$bin/" "${pkgs[@]}"
 GOOS=windows GOARCH=amd64 CGO_ENABLED=0 "$GO" build -o "$bin/spirit.exe" ./cmd/spirit
 status=0
 for p in "${pkgs[@]}"; do
 	name=$(basename "$p")
 	args=(-test.count=1 -test.timeout=120s)
-	# The rest of runtime's tests need Node.js, which this prefix lacks.
-	[ "$name" = runtime ] && args+=(-test.run='^TestJobObjectKillsTheTree$')
+	case $name in
+	runtime)
+		# The rest of runtime's tests need Node.js, which this prefix lacks;
+		# TestProtocolPipe skips itself under Wine (docs/platforms-windows.md).
+		args+=(-test.run='^(TestJobObjectKillsTheTree|TestProtocolPipe|TestProtocolPipeRefusesOthers)$') ;;
+	# Not run: these make a t.TempDir that Wine 8 cannot remove.
+	fetch) args+=(-test.skip='^(TestDeadlineAcrossTries|TestDeadlineStopsATrickle|TestDownloadFile|TestDownloadSweepsStalePartials|TestNoRedirectFromHTTPSToHTTP|TestStalledBody|TestStalledBodyNeverSucceeds)$') ;;
+	keyring) args+=(-test.skip='^(TestFileKeyringGetWithSlashes|TestFileKeyringSetWhenEmpty)$') ;;
+	pack) args+=(-test.skip='^(TestArchivesReproducible|TestReadFileRefusesEscape|TestZipRefusesSecondManifest)$') ;;
+	esac
 	if (cd "$p" && timeout 180 wine "$bin/$name.test.exe" "${args[@]}" >"$bin/$name.log" 2>&1); then
 		echo "wine: ok   $p"
 	else
