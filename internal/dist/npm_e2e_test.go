@@ -1,3 +1,8 @@
+//go:build unix
+
+// The launcher end to end test sends POSIX signals (Ctrl-C to a process
+// group, SIGTERM, SIGHUP): it runs where they exist.
+
 package main
 
 import (
