@@ -16,7 +16,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"syscall"
 	"testing"
@@ -32,9 +31,6 @@ import (
 // extension pack, Ctrl-C and other signals reaching spirit, exit statuses
 // passed through, and the error when the platform package is missing.
 func TestE2ENpmPackage(t *testing.T) {
-	if runtime.GOOS == "windows" {
-		t.Skip("the signal checks need POSIX signals; the launcher's Windows path is the same spawn without them")
-	}
 	rel, out := builtDist(t)
 	goos, goarch, _ := strings.Cut(hostTarget(t), "/")
 	host := target{goos, goarch}
