@@ -358,6 +358,12 @@ func checkFrame(line []byte) (map[string]json.RawMessage, json.RawMessage, *Fram
 	if !hasID || hasResult == hasError {
 		return nil, id, &FrameError{codeInvalidRequest, "a message needs a method, or an id and one of result and error"}
 	}
+	// A response (rare from a client: only answers to the server's own
+	// requests) must also have the shape the SDK decodes, such as an
+	// integer error code.
+	if _, err := jsonrpc.DecodeMessage(line); err != nil {
+		return nil, nil, &FrameError{codeInvalidRequest, "not a JSON-RPC message the MCP SDK reads"}
+	}
 	return m, nil, nil
 }
 
