@@ -13,7 +13,7 @@ LDFLAGS   := -X $(BUILDPKG).Version=$(VERSION) -X $(BUILDPKG).Commit=$(COMMIT) -
 FUZZTIME  ?= 10s
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 # Packages with concurrency: make test runs them under the race detector.
-RACE_PKGS := ./runtime/... ./install/... ./mcp/... ./npm/... ./catalog/...
+RACE_PKGS := ./exthost/... ./install/... ./mcp/... ./npm/... ./catalog/...
 
 .PHONY: build test check e2e bench fuzz lint demo clean
 
@@ -33,7 +33,7 @@ test:
 	$(MAKE) --no-print-directory check
 	bash scripts/test-goinstall.sh
 	$(GO) test -count=1 -timeout 20m -race $(RACE_PKGS)
-	$(GO) test -count=1 -timeout 20m $$($(GO) list ./... | grep -v -E '/(runtime|install|mcp|npm|catalog)(/|$$)')
+	$(GO) test -count=1 -timeout 20m $$($(GO) list ./... | grep -v -E '/(exthost|install|mcp|npm|catalog)(/|$$)')
 	bash scripts/fuzz.sh 3s
 	GO=$(GO) bash scripts/test-windows.sh
 

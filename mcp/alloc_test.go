@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"context"
 	"io"
-	goruntime "runtime"
+	"runtime"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -23,8 +23,8 @@ func TestStdioReadAllocatesLittlePerRequest(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer conn.Close()
-	var before, after goruntime.MemStats
-	goruntime.ReadMemStats(&before)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
 	for range n {
 		msg, err := conn.Read(context.Background())
 		if err != nil {
@@ -34,7 +34,7 @@ func TestStdioReadAllocatesLittlePerRequest(t *testing.T) {
 			t.Fatalf("read %#v, want the tools/call request", msg)
 		}
 	}
-	goruntime.ReadMemStats(&after)
+	runtime.ReadMemStats(&after)
 	if per := (after.TotalAlloc - before.TotalAlloc) / n; per > 4<<10 {
 		t.Fatalf("reading one tools/call request allocates %d bytes, want at most 4 KiB", per)
 	}

@@ -10,12 +10,12 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/spiritagents/spirit/exthost"
 	"github.com/spiritagents/spirit/paths"
-	"github.com/spiritagents/spirit/runtime"
 )
 
 // BenchmarkCall measures one warm tools/call of a trivial extension tool:
-// straight through runtime.Host (the baseline), and through the MCP server
+// straight through exthost.Host (the baseline), and through the MCP server
 // over the in-memory transport and over streamable HTTP. The difference is
 // what the MCP layer costs.
 func BenchmarkCall(b *testing.B) {
@@ -27,14 +27,14 @@ func BenchmarkCall(b *testing.B) {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { _ = s.Close() })
-	name := runtime.BaseInvocationName(lateID, "ping")
+	name := exthost.BaseInvocationName(lateID, "ping")
 	args := map[string]any{}
 	raw, _ := json.Marshal(args)
 	ctx := context.Background()
 
 	b.Run("host", func(b *testing.B) {
 		for b.Loop() {
-			if _, err := h.Call(ctx, runtime.CallRequest{Name: name, Arguments: raw}); err != nil {
+			if _, err := h.Call(ctx, exthost.CallRequest{Name: name, Arguments: raw}); err != nil {
 				b.Fatal(err)
 			}
 		}

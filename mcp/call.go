@@ -9,7 +9,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/spiritagents/spirit/runtime"
+	"github.com/spiritagents/spirit/exthost"
 )
 
 // Texts of calls that do not reach the tool.
@@ -31,13 +31,13 @@ func (s *Server) handler(name string) sdk.ToolHandler {
 func (s *Server) call(ctx context.Context, req *sdk.CallToolRequest, name string) (*sdk.CallToolResult, error) {
 	t, ok := s.lookup(name)
 	if !ok {
-		return nil, &runtime.UnknownToolError{Name: name}
+		return nil, &exthost.UnknownToolError{Name: name}
 	}
 	args := json.RawMessage(bytes.TrimSpace(req.Params.Arguments))
 	if len(args) == 0 || bytes.Equal(args, []byte("null")) {
 		args = json.RawMessage("{}")
 	}
-	cr := runtime.CallRequest{Name: t.Name, Arguments: args, ToolCallID: newCallID()}
+	cr := exthost.CallRequest{Name: t.Name, Arguments: args, ToolCallID: newCallID()}
 	if res := s.askUser(ctx, req, t, &cr); res != nil {
 		return res, nil
 	}
@@ -45,7 +45,7 @@ func (s *Server) call(ctx context.Context, req *sdk.CallToolRequest, name string
 		return nil, err
 	}
 	request := toolRequest(t, args)
-	s.emit(runtime.Event{Type: "onToolCall", Detail: map[string]any{
+	s.emit(exthost.Event{Type: "onToolCall", Detail: map[string]any{
 		"toolCallId": cr.ToolCallID, "toolName": t.Name, "request": request,
 	}})
 	res, err := s.callers.call(ctx, s.host, cr)
@@ -58,7 +58,7 @@ func (s *Server) call(ctx context.Context, req *sdk.CallToolRequest, name string
 	if ctx.Err() != nil && failed {
 		out = "cancelled"
 	}
-	s.emit(runtime.Event{Type: "onToolResult", Detail: map[string]any{
+	s.emit(exthost.Event{Type: "onToolResult", Detail: map[string]any{
 		"toolCallId": cr.ToolCallID, "toolName": t.Name, "output": out, "failed": failed, "request": request,
 	}})
 	switch {
@@ -66,7 +66,7 @@ func (s *Server) call(ctx context.Context, req *sdk.CallToolRequest, name string
 		return success(res), nil
 	case ctx.Err() != nil:
 		return nil, ctx.Err()
-	case errors.Is(err, runtime.ErrUnknownTool):
+	case errors.Is(err, exthost.ErrUnknownTool):
 		return nil, err
 	}
 	return failure(err.Error()), nil
@@ -74,9 +74,9 @@ func (s *Server) call(ctx context.Context, req *sdk.CallToolRequest, name string
 
 // askUser asks the user what t's approval mode needs and fills cr. It
 // returns the result to give instead of running the tool, or nil to run it.
-func (s *Server) askUser(ctx context.Context, req *sdk.CallToolRequest, t runtime.Tool, cr *runtime.CallRequest) *sdk.CallToolResult {
+func (s *Server) askUser(ctx context.Context, req *sdk.CallToolRequest, t exthost.Tool, cr *exthost.CallRequest) *sdk.CallToolResult {
 	switch t.ApprovalMode {
-	case runtime.ApprovalNeedApproval:
+	case exthost.ApprovalNeedApproval:
 		if !canElicit(req) {
 			if s.opts.Approve {
 				cr.Approved = true
@@ -87,7 +87,7 @@ func (s *Server) askUser(ctx context.Context, req *sdk.CallToolRequest, t runtim
 		}
 		res, err := req.Session.Elicit(ctx, &sdk.ElicitParams{
 			Mode:            "form",
-			Message:         runtime.ApprovalPrompt(t, cr.Arguments),
+			Message:         exthost.ApprovalPrompt(t, cr.Arguments),
 			RequestedSchema: map[string]any{"type": "object", "properties": map[string]any{}},
 		})
 		if err != nil {
@@ -97,13 +97,13 @@ func (s *Server) askUser(ctx context.Context, req *sdk.CallToolRequest, t runtim
 			return failure(fmt.Sprintf(msgDeclined, t.Name))
 		}
 		cr.Approved = true
-	case runtime.ApprovalNeedQuestions:
+	case exthost.ApprovalNeedQuestions:
 		if !canElicit(req) {
 			return failure(fmt.Sprintf(msgNoAsk, t.Name, "execution note"))
 		}
 		res, err := req.Session.Elicit(ctx, &sdk.ElicitParams{
 			Mode:    "form",
-			Message: runtime.QuestionsTitle(t),
+			Message: exthost.QuestionsTitle(t),
 			RequestedSchema: map[string]any{
 				"type": "object",
 				"properties": map[string]any{
@@ -135,7 +135,7 @@ func canElicit(req *sdk.CallToolRequest) bool {
 
 // toolRequest is the reference's request object of an extension tool call,
 // as events carry it.
-func toolRequest(t runtime.Tool, args json.RawMessage) map[string]any {
+func toolRequest(t exthost.Tool, args json.RawMessage) map[string]any {
 	r := map[string]any{
 		"name":         "extension_tool",
 		"extension_id": t.ExtensionID,
@@ -151,7 +151,7 @@ func toolRequest(t runtime.Tool, args json.RawMessage) map[string]any {
 	return r
 }
 
-func success(res *runtime.Result) *sdk.CallToolResult {
+func success(res *exthost.Result) *sdk.CallToolResult {
 	out := &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: res.Text}}}
 	if len(res.Structured) > 0 {
 		var obj map[string]any

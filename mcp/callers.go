@@ -3,17 +3,17 @@ package mcp
 import (
 	"context"
 
-	"github.com/spiritagents/spirit/runtime"
+	"github.com/spiritagents/spirit/exthost"
 )
 
 // hostCallers is how many long-lived goroutines run host calls.
 const hostCallers = 16
 
-// hostCall is one runtime.Host call handed to a caller goroutine.
+// hostCall is one exthost.Host call handed to a caller goroutine.
 type hostCall struct {
 	ctx  context.Context
-	req  runtime.CallRequest
-	res  *runtime.Result
+	req  exthost.CallRequest
+	res  *exthost.Result
 	err  error
 	done chan struct{}
 }
@@ -31,7 +31,7 @@ type callers struct {
 }
 
 // startCallers starts the callers; they stop when life ends.
-func startCallers(life context.Context, h *runtime.Host) *callers {
+func startCallers(life context.Context, h *exthost.Host) *callers {
 	c := &callers{work: make(chan *hostCall)}
 	for range hostCallers {
 		go func() {
@@ -50,7 +50,7 @@ func startCallers(life context.Context, h *runtime.Host) *callers {
 }
 
 // call runs h.Call(ctx, req) on an idle caller, or here when none is idle.
-func (c *callers) call(ctx context.Context, h *runtime.Host, req runtime.CallRequest) (*runtime.Result, error) {
+func (c *callers) call(ctx context.Context, h *exthost.Host, req exthost.CallRequest) (*exthost.Result, error) {
 	hc := &hostCall{ctx: ctx, req: req, done: make(chan struct{})}
 	select {
 	case c.work <- hc:

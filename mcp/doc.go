@@ -1,7 +1,7 @@
 // Package mcp serves the tools of installed Spirit Agent extensions to any
 // Model Context Protocol client (Claude Code, Circle, Spirit Agent, Cursor…),
 // over the official Go SDK, github.com/modelcontextprotocol/go-sdk. It runs
-// every tool through a runtime.Host, so the runtime's rules hold for MCP
+// every tool through a exthost.Host, so the runtime's rules hold for MCP
 // clients too: gating, argument validation against inputSchema, timeouts,
 // cancellation, process isolation and secret masking.
 //

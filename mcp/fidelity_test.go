@@ -11,8 +11,8 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/spiritagents/spirit/exthost"
 	"github.com/spiritagents/spirit/paths"
-	"github.com/spiritagents/spirit/runtime"
 )
 
 // TestSchemaBytesOverStdio reads tools/list as the real binary writes it:
@@ -102,7 +102,7 @@ func TestErrorTextIsTheApps(t *testing.T) {
 		{"@fixture/fidelity-default-obj", "hello", "The extension did not return a callable instance: Default Object"},
 		{"@fixture/errors-activate", "hello", "Failed to execute extension: Activate Throws (boom)"},
 	} {
-		res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: runtime.BaseInvocationName(c.id, c.tool), Arguments: map[string]any{}})
+		res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: exthost.BaseInvocationName(c.id, c.tool), Arguments: map[string]any{}})
 		if err != nil {
 			t.Fatalf("%s/%s: %v", c.id, c.tool, err)
 		}
@@ -126,7 +126,7 @@ func TestInstalledWarnings(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	name := runtime.BaseInvocationName("@fixture/strict-installed", "hello")
+	name := exthost.BaseInvocationName("@fixture/strict-installed", "hello")
 	if _, ok := s.lookup(name); !ok {
 		t.Errorf("%s is not served", name)
 	}

@@ -7,7 +7,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/spiritagents/spirit/runtime"
+	"github.com/spiritagents/spirit/exthost"
 )
 
 // FuzzToolDefinition feeds arbitrary inputSchema and outputSchema bytes, as
@@ -28,7 +28,7 @@ func FuzzToolDefinition(f *testing.F) {
 		f.Add([]byte(seed[0]), []byte(seed[1]))
 	}
 	f.Fuzz(func(t *testing.T, in, out []byte) {
-		tool := runtime.Tool{Name: "extension__a__b__12345678", ToolName: "b", ExtensionName: "A",
+		tool := exthost.Tool{Name: "extension__a__b__12345678", ToolName: "b", ExtensionName: "A",
 			InputSchema: json.RawMessage(in), OutputSchema: json.RawMessage(out)}
 		def, err := toolDefinition(tool)
 		if err != nil {

@@ -15,9 +15,9 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/spiritagents/spirit/exthost"
 	"github.com/spiritagents/spirit/internal/testutil/fixture"
 	"github.com/spiritagents/spirit/paths"
-	"github.com/spiritagents/spirit/runtime"
 )
 
 // Fixture ids and the invocation names their tools get.
@@ -26,7 +26,7 @@ const (
 	lateID  = "@fixture/mcp-late"
 )
 
-func toolName(tool string) string { return runtime.BaseInvocationName(toolsID, tool) }
+func toolName(tool string) string { return exthost.BaseInvocationName(toolsID, tool) }
 
 // installFixture copies testdata/mcp/<dir> into p as
 // extensions/<host>/pkg-<b64url(id)>, the layout install.List reads.
@@ -47,14 +47,14 @@ func testGetenv(k string) string {
 
 // testHost returns a runtime host over p with short timeouts and a file
 // keyring, closed at the end of the test.
-func testHost(t testing.TB, p *paths.Paths, callTimeout time.Duration) *runtime.Host {
+func testHost(t testing.TB, p *paths.Paths, callTimeout time.Duration) *exthost.Host {
 	t.Helper()
 	dir := filepath.Join(p.DataDir, "spirit-keyring")
-	h, err := runtime.New(runtime.Options{
+	h, err := exthost.New(exthost.Options{
 		Paths:  p,
 		Getenv: testGetenv,
-		Secrets: runtime.NewSecrets(func() (runtime.SecretStore, error) {
-			store, _, err := runtime.OpenSecretStore(runtime.SecretStoreConfig{Getenv: testGetenv, FileDir: dir})
+		Secrets: exthost.NewSecrets(func() (exthost.SecretStore, error) {
+			store, _, err := exthost.OpenSecretStore(exthost.SecretStoreConfig{Getenv: testGetenv, FileDir: dir})
 			return store, err
 		}),
 		ActivateTimeout: 5 * time.Second,
@@ -94,7 +94,7 @@ func (w *warnings) String() string {
 // env is one server under test and how to reach it.
 type env struct {
 	p    *paths.Paths
-	host *runtime.Host // nil for the real binary
+	host *exthost.Host // nil for the real binary
 	srv  *Server       // nil for the real binary
 	warn *warnings
 	// connect opens a client session, closed at the end of the test.
@@ -108,7 +108,7 @@ type serverOptions struct {
 	sessionTimeout time.Duration
 }
 
-func newServer(t *testing.T, p *paths.Paths, so serverOptions) (*Server, *runtime.Host, *warnings) {
+func newServer(t *testing.T, p *paths.Paths, so serverOptions) (*Server, *exthost.Host, *warnings) {
 	t.Helper()
 	if so.callTimeout == 0 {
 		so.callTimeout = 10 * time.Second

@@ -14,7 +14,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/spiritagents/spirit/runtime"
+	"github.com/spiritagents/spirit/exthost"
 )
 
 // DefaultPollInterval is how often a Server looks for installs and removes.
@@ -48,7 +48,7 @@ type Reporter interface {
 type Options struct {
 	// Host runs the extensions. Required; the caller closes it after the
 	// Server.
-	Host *runtime.Host
+	Host *exthost.Host
 	// Name and Version name the server to clients; "" means "spirit" and "dev".
 	Name, Version string
 	// Approve lets need-approval tools run when the client cannot be asked
@@ -68,11 +68,11 @@ type Options struct {
 	SessionTimeout time.Duration
 }
 
-// Server is an MCP server over a runtime.Host. Create it with New and Close
+// Server is an MCP server over a exthost.Host. Create it with New and Close
 // it when done; it may serve many sessions at once (HTTP) or one (stdio).
 type Server struct {
 	opts Options
-	host *runtime.Host
+	host *exthost.Host
 	srv  *sdk.Server
 
 	// life ends at Close; it bounds polling and event delivery.
@@ -81,7 +81,7 @@ type Server struct {
 	stopPoll context.CancelFunc
 	pollDone chan struct{}
 	wg       sync.WaitGroup
-	events   chan runtime.Event
+	events   chan exthost.Event
 	evMu     sync.Mutex
 	evClosed bool
 	stopOnce sync.Once
@@ -97,7 +97,7 @@ type Server struct {
 
 // registered is one tool the SDK server holds.
 type registered struct {
-	tool runtime.Tool
+	tool exthost.Tool
 	// key is the tool's JSON, to notice a changed definition.
 	key string
 }
@@ -128,7 +128,7 @@ func New(opts Options) (*Server, error) {
 		host:   opts.Host,
 		life:   life,
 		stop:   stop,
-		events: make(chan runtime.Event, 256),
+		events: make(chan exthost.Event, 256),
 		tools:  map[string]registered{},
 	}
 	s.srv = sdk.NewServer(&sdk.Implementation{Name: opts.Name, Title: "Spirit Agent extensions", Version: opts.Version}, &sdk.ServerOptions{
@@ -301,17 +301,17 @@ func (s *Server) addTool(def *sdk.Tool) (err error) {
 }
 
 // Tools returns the tools currently served, by invocation name.
-func (s *Server) Tools() []runtime.Tool {
+func (s *Server) Tools() []exthost.Tool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	out := make([]runtime.Tool, 0, len(s.tools))
+	out := make([]exthost.Tool, 0, len(s.tools))
 	for _, r := range s.tools {
 		out = append(out, r.tool)
 	}
 	return out
 }
 
-func (s *Server) lookup(name string) (runtime.Tool, bool) {
+func (s *Server) lookup(name string) (exthost.Tool, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	r, ok := s.tools[name]
@@ -330,16 +330,16 @@ func (e *InvalidSchemaError) Error() string {
 }
 
 // toolDefinition is the MCP form of t.
-func toolDefinition(t runtime.Tool) (*sdk.Tool, error) {
+func toolDefinition(t exthost.Tool) (*sdk.Tool, error) {
 	in, err := inputSchema(t)
 	if err != nil {
 		return nil, err
 	}
 	desc := t.Description
 	switch t.ApprovalMode {
-	case runtime.ApprovalNeedApproval:
+	case exthost.ApprovalNeedApproval:
 		desc = appendNote(desc, NeedApprovalNote)
-	case runtime.ApprovalNeedQuestions:
+	case exthost.ApprovalNeedQuestions:
 		desc = appendNote(desc, NeedQuestionsNote)
 	}
 	def := &sdk.Tool{
@@ -378,7 +378,7 @@ func appendNote(desc, note string) string {
 // the author's key order and number literals. MCP requires type object: a
 // schema without a type gets "type":"object" as its first member, one of
 // another type (or not an object) is refused.
-func inputSchema(t runtime.Tool) (json.RawMessage, error) {
+func inputSchema(t exthost.Tool) (json.RawMessage, error) {
 	raw := bytes.TrimSpace(t.InputSchema)
 	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
 		return json.RawMessage(`{"type":"object"}`), nil
@@ -461,12 +461,12 @@ func (s *Server) initialized(ctx context.Context, req *sdk.InitializedRequest) {
 			name += " " + p.ClientInfo.Version
 		}
 	}
-	s.emit(runtime.Event{Type: "onSessionReset", Detail: map[string]any{"workspaceRoot": s.opts.WorkspaceRoot}})
-	s.emit(runtime.Event{Type: "onSessionOpened", Detail: map[string]any{"sessionId": req.Session.ID(), "displayName": name}})
+	s.emit(exthost.Event{Type: "onSessionReset", Detail: map[string]any{"workspaceRoot": s.opts.WorkspaceRoot}})
+	s.emit(exthost.Event{Type: "onSessionOpened", Detail: map[string]any{"sessionId": req.Session.ID(), "displayName": name}})
 }
 
 // emit queues ev; a full queue drops it with a warning rather than delay a call.
-func (s *Server) emit(ev runtime.Event) {
+func (s *Server) emit(ev exthost.Event) {
 	s.evMu.Lock()
 	defer s.evMu.Unlock()
 	if s.evClosed {

@@ -14,8 +14,8 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/spiritagents/spirit/exthost"
 	"github.com/spiritagents/spirit/paths"
-	"github.com/spiritagents/spirit/runtime"
 )
 
 // transports are the ways the scenarios reach a server.
@@ -348,7 +348,7 @@ func testListChanged(t *testing.T, e *env) {
 	cs := e.connect(t, &sdk.ClientOptions{ToolListChangedHandler: func(context.Context, *sdk.ToolListChangedRequest) {
 		changed <- struct{}{}
 	}})
-	ping := runtime.BaseInvocationName(lateID, "ping")
+	ping := exthost.BaseInvocationName(lateID, "ping")
 	listed := func() []string {
 		res, err := cs.ListTools(context.Background(), nil)
 		if err != nil {
@@ -461,7 +461,7 @@ func TestInvalidInputSchemaLeftOut(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			def, err := toolDefinition(runtime.Tool{Name: "extension__a__b__12345678", ToolName: "b", InputSchema: json.RawMessage(tc.schema)})
+			def, err := toolDefinition(exthost.Tool{Name: "extension__a__b__12345678", ToolName: "b", InputSchema: json.RawMessage(tc.schema)})
 			if !tc.ok {
 				var ise *InvalidSchemaError
 				if !errors.As(err, &ise) {
@@ -491,7 +491,7 @@ func TestOutputSchemaOnlyObjects(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			def, err := toolDefinition(runtime.Tool{Name: "n", OutputSchema: json.RawMessage(tc.schema)})
+			def, err := toolDefinition(exthost.Tool{Name: "n", OutputSchema: json.RawMessage(tc.schema)})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -507,7 +507,7 @@ func TestOutputSchemaOnlyObjects(t *testing.T) {
 
 func TestSDKRefusalIsAWarning(t *testing.T) {
 	s := &Server{srv: sdk.NewServer(&sdk.Implementation{Name: "t"}, nil)}
-	def, err := toolDefinition(runtime.Tool{Name: "extension__a__b__12345678",
+	def, err := toolDefinition(exthost.Tool{Name: "extension__a__b__12345678",
 		InputSchema: json.RawMessage(`{"type":"object","properties":{"a":{"type":"object","x-mcp-header":"X-A"}}}`)})
 	if err != nil {
 		t.Fatal(err)

@@ -10,8 +10,8 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/spiritagents/spirit/exthost"
 	"github.com/spiritagents/spirit/paths"
-	"github.com/spiritagents/spirit/runtime"
 )
 
 // BenchmarkStdioCalls measures warm tools/call over the stdio transport
@@ -61,7 +61,7 @@ func benchStdioCalls(b *testing.B) {
 		outW.Close()
 		outR.Close()
 	})
-	name := runtime.BaseInvocationName(lateID, "ping")
+	name := exthost.BaseInvocationName(lateID, "ping")
 	call := func() {
 		res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: name, Arguments: map[string]any{}})
 		if err != nil || res.IsError {

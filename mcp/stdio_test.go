@@ -10,7 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"reflect"
-	goruntime "runtime"
+	"runtime"
 	"strings"
 	"syscall"
 	"testing"
@@ -289,7 +289,7 @@ func TestStdioTransportInProcess(t *testing.T) {
 // then closes its session and exits 0. The initialize answer is the
 // started signal (the handler is installed before any command runs).
 func TestStdioServeStopsOnSignal(t *testing.T) {
-	if goruntime.GOOS == "windows" {
+	if runtime.GOOS == "windows" {
 		t.Skip("no SIGTERM on Windows")
 	}
 	t.Parallel()
@@ -354,12 +354,12 @@ func TestStdioReadAllocation(t *testing.T) {
 		}
 	}
 	read() // the reader's buffer
-	var before, after goruntime.MemStats
-	goruntime.ReadMemStats(&before)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
 	for range n - 1 {
 		read()
 	}
-	goruntime.ReadMemStats(&after)
+	runtime.ReadMemStats(&after)
 	if per := (after.TotalAlloc - before.TotalAlloc) / (n - 1); per > 8<<10 {
 		t.Fatalf("reading one message allocates %d bytes, want at most 8 KiB", per)
 	}

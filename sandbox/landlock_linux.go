@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	goruntime "runtime"
+	"runtime"
 	"syscall"
 
 	seccomp "github.com/elastic/go-seccomp-bpf"
@@ -69,7 +69,7 @@ func Exec(args []string) error {
 	}
 	prog := args[i+1:]
 	// Capabilities are per thread, and this thread is the one that execs.
-	goruntime.LockOSThread()
+	runtime.LockOSThread()
 	abi := landlockABI()
 	if abi < 1 {
 		return fmt.Errorf("%w: Landlock is not enabled in this kernel", ErrUnavailable)

@@ -40,7 +40,7 @@ trap 'rm -rf "$work"' EXIT
 
 spirit=$work/spirit
 (cd "$repo" && go build -o "$spirit" ./cmd/spirit && go build -o "$work/benchpair" ./internal/benchpair)
-# slots is how many extensions spirit starts at once (runtime/scale.go startSlots).
+# slots is how many extensions spirit starts at once (exthost/scale.go startSlots).
 slots=$((2 * $(nproc)))
 
 ns() { date +%s%N; }

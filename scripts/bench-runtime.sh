@@ -6,7 +6,7 @@
 #   node     node floor.mjs: import the same index.mjs, activate, call greet
 #            (the same module and tool with nothing else: the floor)
 # RUNS (default 11). Goal: spirit <= 1.5x node.
-# The warm round trip is a Go benchmark: go test -run '^$' -bench WarmCall ./runtime
+# The warm round trip is a Go benchmark: go test -run '^$' -bench WarmCall ./exthost
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 runs=${RUNS:-11}

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs Windows builds under Wine (scripts/wine-setup.sh makes the prefix):
 # the Windows test binaries of the packages whose tests hold under Wine 8,
-# the runtime's Job Object and pipe tests, and spirit.exe validate over the
+# the exthost Job Object and pipe tests, and spirit.exe validate over the
 # examples. Every test binary is compiled once, in one go test -c.
 # Wine 8 lacks the file disposition call Go 1.26's os.RemoveAll uses
 # ("unlinkat …: Invalid function"), so a test whose t.TempDir holds
@@ -18,7 +18,7 @@ trap 'wineserver -k 2>/dev/null || true' EXIT
 bin=$(mktemp -d "${TMPDIR:-/tmp}/spirit-wine.XXXXXX")
 trap 'wineserver -k 2>/dev/null || true; rm -rf "$bin"' EXIT
 pkgs=(./internal/build ./internal/errkind ./internal/iostreams ./internal/keyring ./internal/safeid
-	./internal/termtext ./fetch ./manifest ./pack ./paths ./problem ./runtime)
+	./internal/termtext ./fetch ./manifest ./pack ./paths ./problem ./exthost)
 GOOS=windows GOARCH=amd64 CGO_ENABLED=0 "$GO" test -c -o "$bin/" "${pkgs[@]}"
 GOOS=windows GOARCH=amd64 CGO_ENABLED=0 "$GO" build -o "$bin/spirit.exe" ./cmd/spirit
 status=0
@@ -26,8 +26,8 @@ for p in "${pkgs[@]}"; do
 	name=$(basename "$p")
 	args=(-test.count=1 -test.timeout=120s)
 	case $name in
-	runtime)
-		# The rest of runtime's tests need Node.js, which this prefix lacks;
+	exthost)
+		# The rest of exthost's tests need Node.js, which this prefix lacks;
 		# TestProtocolPipe skips itself under Wine (docs/platforms-windows.md).
 		args+=(-test.run='^(TestJobObjectKillsTheTree|TestProtocolPipe|TestProtocolPipeRefusesOthers)$') ;;
 	# Not run: these make a t.TempDir that Wine 8 cannot remove.

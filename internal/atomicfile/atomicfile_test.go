@@ -4,7 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-	goruntime "runtime"
+	"runtime"
 	"testing"
 )
 
@@ -23,7 +23,7 @@ func TestWrite(t *testing.T) {
 			t.Fatalf("got %q, %v", data, err)
 		}
 		// Windows has no mode bits beyond read-only.
-		if fi, _ := os.Stat(path); goruntime.GOOS != "windows" && fi.Mode().Perm() != 0o600 {
+		if fi, _ := os.Stat(path); runtime.GOOS != "windows" && fi.Mode().Perm() != 0o600 {
 			t.Errorf("mode %v", fi.Mode().Perm())
 		}
 	}

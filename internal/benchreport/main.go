@@ -166,8 +166,8 @@ var describe = []struct{ key, what, goal string }{
 	{"catalog.BenchmarkParseCatalog10k", "parse a 10,000-item catalog.json", ""},
 	{"catalog.BenchmarkSearch10k", "search a parsed 10,000-item catalog", ""},
 	{"catalog.BenchmarkListWarmCache10k", "list a 10,000-item catalog from the warm cache", "< 150 ms"},
-	{"runtime.BenchmarkWarmCall", "warm tool call round trip, Go host → sandboxed Node runner", "≥ 12,000 calls/s, p50 ≤ 90 µs"},
-	{"runtime.BenchmarkEchoFloor", "floor for the row above: bare Go↔Node newline-JSON echo over the same pipes", ""},
+	{"exthost.BenchmarkWarmCall", "warm tool call round trip, Go host → sandboxed Node runner", "≥ 12,000 calls/s, p50 ≤ 90 µs"},
+	{"exthost.BenchmarkEchoFloor", "floor for the row above: bare Go↔Node newline-JSON echo over the same pipes", ""},
 	{"install.BenchmarkInstall", "install a package folder", ""},
 	{"install.BenchmarkExtractTgz", "extract a .tgz into staging", ""},
 	{"registry.BenchmarkRegistry/build-cold/entries=10000", "registry build, 10,000 entries × 3 versions, cold", "completes"},
@@ -178,7 +178,7 @@ var describe = []struct{ key, what, goal string }{
 	{"site.BenchmarkBuild1000", "render the marketplace site for 1,000 extensions", ""},
 	{"mcp.BenchmarkStdioCalls/gc=tuned", "MCP tools/call over stdio pipes, as `mcp serve` runs (GC tuned)", "≥ 2,500 calls/s sequential, ≥ 8,000/s from 8 callers"},
 	{"mcp.BenchmarkStdioCalls/gc=default", "MCP tools/call over stdio pipes, default GC", ""},
-	{"mcp.BenchmarkCall", "one tool call: through runtime.Host / MCP in memory / MCP over HTTP", ""},
+	{"mcp.BenchmarkCall", "one tool call: through exthost.Host / MCP in memory / MCP over HTTP", ""},
 	{"mcp.BenchmarkCheckFrame", "check one MCP stdio frame", ""},
 }
 

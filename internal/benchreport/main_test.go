@@ -8,7 +8,7 @@ import (
 )
 
 func TestGoRows(t *testing.T) {
-	out := `pkg: github.com/spiritagents/spirit/runtime
+	out := `pkg: github.com/spiritagents/spirit/exthost
 BenchmarkWarmCall 	       1	 425000000 ns/op	        32.00 p50-µs	     23600 calls/s
 BenchmarkWarmCall 	       1	 425000000 ns/op	        40.00 p50-µs	     17900 calls/s
 BenchmarkWarmCall 	       1	 425000000 ns/op	        23.00 p50-µs	     27200 calls/s
@@ -23,7 +23,7 @@ ok  	github.com/spiritagents/spirit/registry	3.1s
 	if got, want := rows[0].figure, "23.0 / 32.0 / 40.0 p50-µs; 17,900 / 23,600 / 27,200 calls/s"; got != want {
 		t.Errorf("warm call figure = %q, want %q", got, want)
 	}
-	if rows[0].goal == "" || !strings.Contains(rows[0].how, "-count 3 ./runtime/") {
+	if rows[0].goal == "" || !strings.Contains(rows[0].how, "-count 3 ./exthost/") {
 		t.Errorf("warm call row = %+v", rows[0])
 	}
 	if got, want := rows[1].figure, "390 / 390 / 390 ms"; got != want {

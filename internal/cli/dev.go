@@ -13,11 +13,11 @@ import (
 	"sync"
 	"time"
 
+	"github.com/spiritagents/spirit/exthost"
 	"github.com/spiritagents/spirit/install"
 	"github.com/spiritagents/spirit/internal/termtext"
 	"github.com/spiritagents/spirit/manifest"
 	"github.com/spiritagents/spirit/paths"
-	"github.com/spiritagents/spirit/runtime"
 )
 
 // devFlagUsage is the help of --dev on every command that takes it.
@@ -46,7 +46,7 @@ type devPackages struct {
 
 // withDev validates the --dev directories and points opts at them. Errors
 // stop it with the validate output on errOut; warnings are printed once.
-func withDev(errOut io.Writer, p *paths.Paths, dirs []string, opts *runtime.Options) error {
+func withDev(errOut io.Writer, p *paths.Paths, dirs []string, opts *exthost.Options) error {
 	if len(dirs) == 0 {
 		return nil
 	}
@@ -109,7 +109,7 @@ func installedDir(p *paths.Paths, id string) bool {
 }
 
 // devSecretAccount names a secret of the --dev package in dir: spirit's own
-// namespace, apart from the apps' accounts (runtime.SecretAccount) and from
+// namespace, apart from the apps' accounts (exthost.SecretAccount) and from
 // every other folder.
 func devSecretAccount(dir, id, key string) string {
 	return "spirit-dev::" + dir + "::" + id + "::secret::" + key
@@ -125,7 +125,7 @@ func (d *devPackages) secretAccount(id, key string) string {
 			return devSecretAccount(dir, id, key)
 		}
 	}
-	return runtime.SecretAccount(id, key)
+	return exthost.SecretAccount(id, key)
 }
 
 func pointerPrefix(ptr string) string {

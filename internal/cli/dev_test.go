@@ -12,8 +12,8 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/spiritagents/spirit/exthost"
 	"github.com/spiritagents/spirit/internal/scaffold"
-	"github.com/spiritagents/spirit/runtime"
 )
 
 // TestMCPServeDevWatches serves a --dev package to a real MCP client, edits
@@ -46,7 +46,7 @@ func TestMCPServeDevWatches(t *testing.T) {
 	call := func(tool string) string {
 		t.Helper()
 		res, err := cs.CallTool(t.Context(), &sdk.CallToolParams{
-			Name: runtime.BaseInvocationName("dev-ext", tool), Arguments: map[string]any{"name": "Ada"},
+			Name: exthost.BaseInvocationName("dev-ext", tool), Arguments: map[string]any{"name": "Ada"},
 		})
 		if err != nil {
 			t.Fatal(err)
@@ -62,7 +62,7 @@ func TestMCPServeDevWatches(t *testing.T) {
 	}
 	// The installed fixture is still served beside the --dev package.
 	tools := listToolNames(t, cs)
-	if !slices.Contains(tools, runtime.BaseInvocationName("@fixture/mcp-tools", "echo")) {
+	if !slices.Contains(tools, exthost.BaseInvocationName("@fixture/mcp-tools", "echo")) {
 		t.Errorf("tools = %v, want the installed ones too", tools)
 	}
 
@@ -81,7 +81,7 @@ func TestMCPServeDevWatches(t *testing.T) {
 	case <-time.After(20 * time.Second):
 		t.Fatalf("no notifications/tools/list_changed after the manifest edit; stderr: %s", bufs.err)
 	}
-	if tools := listToolNames(t, cs); !slices.Contains(tools, runtime.BaseInvocationName("dev-ext", "wave")) {
+	if tools := listToolNames(t, cs); !slices.Contains(tools, exthost.BaseInvocationName("dev-ext", "wave")) {
 		t.Fatalf("tools after the edit = %v", tools)
 	}
 	if got := call("wave"); got != "*waves at Ada*" {

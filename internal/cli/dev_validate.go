@@ -10,17 +10,17 @@ import (
 	"strings"
 	"time"
 
+	"github.com/spiritagents/spirit/exthost"
 	"github.com/spiritagents/spirit/install"
 	"github.com/spiritagents/spirit/manifest"
 	"github.com/spiritagents/spirit/paths"
-	"github.com/spiritagents/spirit/runtime"
 )
 
 // activateChecker runs packages in the real runner for validate --activate.
 type activateChecker struct {
 	f    *Factory
 	host paths.Host
-	// timeout bounds activation; zero means runtime.DefaultActivateTimeout.
+	// timeout bounds activation; zero means exthost.DefaultActivateTimeout.
 	timeout time.Duration
 }
 
@@ -48,7 +48,7 @@ func (c *activateChecker) check(ctx context.Context, path string) []manifest.Pro
 	}
 	p := paths.New(filepath.Join(tmp, "data"), c.host)
 	ext := install.Installed{ID: m.ID, Dir: dir, Manifest: m, InstalledAtUnixMs: 1}
-	h, err := runtime.New(runtime.Options{
+	h, err := exthost.New(exthost.Options{
 		Paths:   p,
 		Getenv:  c.f.Getenv,
 		List:    func() ([]install.Installed, error) { return []install.Installed{ext}, nil },
@@ -61,8 +61,8 @@ func (c *activateChecker) check(ctx context.Context, path string) []manifest.Pro
 	}
 	defer h.Close()
 	act, err := h.Activate(ctx, m.ID)
-	var xe *runtime.ExtensionError
-	var te *runtime.TimeoutError
+	var xe *exthost.ExtensionError
+	var te *exthost.TimeoutError
 	switch {
 	case errors.As(err, &xe):
 		return fail("/main", xe.Message, xe.Location)
@@ -75,7 +75,7 @@ func (c *activateChecker) check(ctx context.Context, path string) []manifest.Pro
 	add := func(ptr string, sev manifest.Severity, msg string) {
 		probs = append(probs, manifest.Problem{Pointer: ptr, InDocument: true, Message: msg, Severity: sev})
 	}
-	wantsInstance := len(m.Tools()) > 0 || m.HasCapability(runtime.CapSystemPrompt)
+	wantsInstance := len(m.Tools()) > 0 || m.HasCapability(exthost.CapSystemPrompt)
 	if !act.Instance && wantsInstance {
 		add("/main", manifest.SeverityError, "The extension did not return a callable instance: "+m.Name)
 		return probs
@@ -94,7 +94,7 @@ func (c *activateChecker) check(ctx context.Context, path string) []manifest.Pro
 				fmt.Sprintf("activate returns a handler for tool %s, which contributes.tools does not declare; it is never called.", name))
 		}
 	}
-	if m.HasCapability(runtime.CapSystemPrompt) {
+	if m.HasCapability(exthost.CapSystemPrompt) {
 		if !act.SystemPrompt {
 			add("/spiritExtension/requestedCapabilities", manifest.SeverityError,
 				"The extension requests system-prompt, but activate returns neither a non-empty systemPrompt string nor a getSystemPrompt function.")

@@ -10,13 +10,13 @@ import (
 	"slices"
 	"strings"
 
-	goruntime "runtime"
+	"runtime"
 
 	"github.com/spf13/cobra"
 
+	"github.com/spiritagents/spirit/exthost"
 	"github.com/spiritagents/spirit/install"
 	"github.com/spiritagents/spirit/internal/termtext"
-	"github.com/spiritagents/spirit/runtime"
 	"github.com/spiritagents/spirit/sandbox"
 )
 
@@ -122,7 +122,7 @@ func runDoctor(ctx context.Context, opts *DoctorOptions) error {
 	} else if rep.Sandbox.Kind == sandbox.KindNode {
 		warn("no OS sandbox confines extensions' files here: Node's permission model is a seat belt, not a boundary (a child process is outside it); grant --unsandboxed to nothing you would not run yourself")
 	}
-	rep.Confinement = sandbox.Describe(rep.Sandbox, sandbox.Policy{}, goruntime.GOOS)
+	rep.Confinement = sandbox.Describe(rep.Sandbox, sandbox.Policy{}, runtime.GOOS)
 	if rep.Sandbox.Kind == sandbox.KindBwrap && !rep.Confinement.HostSockets.Confined {
 		warn("host sockets: %s", rep.Confinement.HostSockets.Detail)
 	}
@@ -143,7 +143,7 @@ func runDoctor(ctx context.Context, opts *DoctorOptions) error {
 		}
 		warn("secrets cannot be kept: %v", err)
 	}
-	if rep.Keyring.Backend == runtime.StoreFile {
+	if rep.Keyring.Backend == exthost.StoreFile {
 		if rep.Keyring.Encrypted && f.Getenv("SPIRIT_KEYRING_PASSWORD") != "" {
 			warn("the file store's password is in spirit's environment (SPIRIT_KEYRING_PASSWORD); any process of yours that can read spirit's environment can open the store")
 		}

@@ -10,12 +10,12 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/spiritagents/spirit/exthost"
 	"github.com/spiritagents/spirit/fetch"
 	"github.com/spiritagents/spirit/install"
 	"github.com/spiritagents/spirit/internal/termtext"
 	"github.com/spiritagents/spirit/manifest"
 	"github.com/spiritagents/spirit/npm"
-	"github.com/spiritagents/spirit/runtime"
 	"github.com/spiritagents/spirit/sandbox"
 )
 
@@ -228,7 +228,7 @@ func printInstalled(f *Factory, verb string, res *install.Result) {
 // installWithConfirm installs, asking before a downgrade when it can.
 func installWithConfirm(ctx context.Context, opts *InstallOptions, in *install.Installer, req install.Request) (*install.Result, error) {
 	f := opts.f
-	var allowed *runtime.NameCollisionError
+	var allowed *exthost.NameCollisionError
 	check := req.Check
 	req.Check = func(m *manifest.Manifest) error {
 		if check != nil {
@@ -240,7 +240,7 @@ func installWithConfirm(ctx context.Context, opts *InstallOptions, in *install.I
 		if err != nil {
 			return err
 		}
-		ne := runtime.CheckNames(list, m)
+		ne := exthost.CheckNames(list, m)
 		if ne != nil && !opts.AllowNameCollision {
 			return ne
 		}
@@ -249,7 +249,7 @@ func installWithConfirm(ctx context.Context, opts *InstallOptions, in *install.I
 	}
 	res, err := in.Install(ctx, req)
 	var de *install.DowngradeError
-	var ne *runtime.NameCollisionError
+	var ne *exthost.NameCollisionError
 	switch {
 	case errors.As(err, &de) && f.IO.CanPrompt():
 		if ok, _ := f.IO.Prompter().Confirm("%s %s is installed. Replace it with the older %s?", de.ID, de.Installed, de.Incoming); !ok {

@@ -9,7 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	goruntime "runtime"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -41,7 +41,7 @@ func startSpirit(t *testing.T, bin string, env []string, args ...string) *interr
 // exit status, failing when spirit does not stop within 20 s.
 func (p *interruptible) interrupt(t *testing.T) int {
 	t.Helper()
-	if goruntime.GOOS == "windows" {
+	if runtime.GOOS == "windows" {
 		t.Skip("Windows has no SIGINT to send to another process (a Ctrl-C event reaches only a console's own processes)")
 	}
 	if err := p.cmd.Process.Signal(os.Interrupt); err != nil {

@@ -14,14 +14,14 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/spiritagents/spirit/exthost"
 	"github.com/spiritagents/spirit/internal/termtext"
-	"github.com/spiritagents/spirit/runtime"
 )
 
 // toolFailedError is a tool's own failure, as the command line reports it.
 // Its message is the tool's, byte for byte as the apps give it to the
 // model; which tool failed is said in the hint.
-type toolFailedError struct{ te *runtime.ToolError }
+type toolFailedError struct{ te *exthost.ToolError }
 
 func (e *toolFailedError) Error() string { return e.te.Message }
 
@@ -38,7 +38,7 @@ func (e *toolFailedError) ExitCode() int { return ExitTool }
 // loadFailedError is an extension that failed to load or activate, with
 // the place in its package when Node told it. Its message is the apps';
 // the place is a line of its own (Location), never part of the message.
-type loadFailedError struct{ xe *runtime.ExtensionError }
+type loadFailedError struct{ xe *exthost.ExtensionError }
 
 func (e *loadFailedError) Error() string { return e.xe.Message }
 
@@ -57,8 +57,8 @@ func (e *loadFailedError) Hint() string {
 // a tool's own failure exits 4, a load or activation failure names its
 // place and the log. Others are returned as they are.
 func authorError(err error) error {
-	var te *runtime.ToolError
-	var xe *runtime.ExtensionError
+	var te *exthost.ToolError
+	var xe *exthost.ExtensionError
 	switch {
 	case errors.As(err, &te):
 		return &toolFailedError{te}

@@ -12,13 +12,13 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 
+	"github.com/spiritagents/spirit/exthost"
 	"github.com/spiritagents/spirit/install"
 	"github.com/spiritagents/spirit/internal/build"
 	"github.com/spiritagents/spirit/internal/iostreams"
 	"github.com/spiritagents/spirit/internal/termtext"
 	"github.com/spiritagents/spirit/mcp"
 	"github.com/spiritagents/spirit/paths"
-	"github.com/spiritagents/spirit/runtime"
 )
 
 // addMCPCommands adds the mcp command group to the root.
@@ -120,8 +120,8 @@ directory (made on first use, mode 0600).`,
 	fl := cmd.Flags()
 	fl.StringVar(&opts.Transport, "transport", transportStdio, "how clients connect: stdio or http")
 	fl.StringVar(&opts.Listen, "listen", mcp.DefaultListen, "loopback address of the http transport")
-	fl.DurationVar(&opts.Timeout, "timeout", runtime.DefaultCallTimeout, "time limit of one tool call")
-	fl.DurationVar(&opts.IdleTimeout, "idle-timeout", runtime.DefaultIdleTimeout, "stop an extension's process after this long without a call (0: never); it starts again when needed")
+	fl.DurationVar(&opts.Timeout, "timeout", exthost.DefaultCallTimeout, "time limit of one tool call")
+	fl.DurationVar(&opts.IdleTimeout, "idle-timeout", exthost.DefaultIdleTimeout, "stop an extension's process after this long without a call (0: never); it starts again when needed")
 	fl.BoolVar(&opts.Yes, "yes", false, "run need-approval tools without asking when the client cannot ask (no elicitation)")
 	fl.StringArrayVar(&opts.Dev, "dev", nil, devFlagUsage+"; edits restart it and announce a changed tool list")
 	_ = cmd.RegisterFlagCompletionFunc("transport", cobra.FixedCompletions([]string{transportStdio, transportHTTP}, cobra.ShellCompDirectiveNoFileComp))
@@ -142,12 +142,12 @@ func runMCPServe(ctx context.Context, opts *MCPServeOptions) error {
 	// Standard input may be the protocol, so the file keyring is never
 	// unlocked by a prompt here: SPIRIT_KEYRING_PASSWORD or nothing.
 	secrets := openSecrets(opts.Getenv, ios.ErrOut, p.DataDir, nil)
-	ropts := runtime.Options{Paths: p, Getenv: opts.Getenv, Secrets: secrets, CallTimeout: opts.Timeout, Confine: confineWith(opts.Confiner, p),
+	ropts := exthost.Options{Paths: p, Getenv: opts.Getenv, Secrets: secrets, CallTimeout: opts.Timeout, Confine: confineWith(opts.Confiner, p),
 		IdleTimeout: opts.IdleTimeout}
 	if err := withDev(ios.ErrOut, p, opts.Dev, &ropts); err != nil {
 		return err
 	}
-	host, err := runtime.New(ropts)
+	host, err := exthost.New(ropts)
 	if err != nil {
 		return err
 	}

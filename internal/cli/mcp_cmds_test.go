@@ -11,9 +11,9 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/spiritagents/spirit/exthost"
 	"github.com/spiritagents/spirit/internal/iostreams"
 	"github.com/spiritagents/spirit/paths"
-	"github.com/spiritagents/spirit/runtime"
 )
 
 // mcpFactory is a Factory over a temp data dir holding the MCP tools fixture.
@@ -94,7 +94,7 @@ func TestRunMCPServeHTTP(t *testing.T) {
 	}
 	defer cs.Close()
 	res, err := cs.CallTool(t.Context(), &sdk.CallToolParams{
-		Name: runtime.BaseInvocationName("@fixture/mcp-tools", "echo"), Arguments: map[string]any{"text": "over http"},
+		Name: exthost.BaseInvocationName("@fixture/mcp-tools", "echo"), Arguments: map[string]any{"text": "over http"},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -115,7 +115,7 @@ func TestMCPServeFlags(t *testing.T) {
 		check   func(*testing.T, *MCPServeOptions)
 	}{
 		{name: "defaults", check: func(t *testing.T, o *MCPServeOptions) {
-			if o.Transport != "stdio" || o.Listen != "127.0.0.1:7077" || o.Timeout != runtime.DefaultCallTimeout || o.Yes {
+			if o.Transport != "stdio" || o.Listen != "127.0.0.1:7077" || o.Timeout != exthost.DefaultCallTimeout || o.Yes {
 				t.Errorf("options = %+v", o)
 			}
 		}},

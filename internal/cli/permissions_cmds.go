@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	goruntime "runtime"
+	"runtime"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -171,7 +171,7 @@ func runPermissions(ctx context.Context, opts *PermissionsOptions) error {
 }
 
 func permissionsReport(f *Factory, ext *install.Installed, pol sandbox.Policy, st sandbox.Status) PermissionsReport {
-	conf := sandbox.Describe(st, pol, goruntime.GOOS)
+	conf := sandbox.Describe(st, pol, runtime.GOOS)
 	rep := PermissionsReport{ID: ext.ID, Sandbox: string(st.Kind), Reason: st.Reason, Policy: pol,
 		Network: !conf.Network.Confined, Write: []string{}, Env: []string{}, Confinement: conf}
 	if pol.Unsandboxed && st.Kind != sandbox.KindNone {

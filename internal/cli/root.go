@@ -14,9 +14,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/spiritagents/spirit/exthost"
 	"github.com/spiritagents/spirit/internal/build"
 	"github.com/spiritagents/spirit/internal/termtext"
-	"github.com/spiritagents/spirit/runtime"
 )
 
 // sameInterrupt is how long after the first interrupt another one counts
@@ -31,7 +31,7 @@ const sameInterrupt = 300 * time.Millisecond
 func Main() int {
 	// Before anything reads a token or a secret: extensions run as the same
 	// user and must not read spirit's environment or memory through /proc.
-	_ = runtime.HardenProcess()
+	_ = exthost.HardenProcess()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	sigs := make(chan os.Signal, 4)

@@ -11,8 +11,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/spiritagents/spirit/exthost"
 	"github.com/spiritagents/spirit/internal/termtext"
-	"github.com/spiritagents/spirit/runtime"
 )
 
 // addRuntimeCommands adds the runtime commands to the extension group.
@@ -30,12 +30,12 @@ func addRuntimeCommands(parent *cobra.Command, f *Factory) {
 // newHost builds the runtime host of the chosen data dir and host kind,
 // with the --dev package directories dev loaded as if installed; tune, when
 // given, adjusts the options.
-func newHost(f *Factory, callTimeout time.Duration, dev []string, tune ...func(*runtime.Options)) (*runtime.Host, error) {
+func newHost(f *Factory, callTimeout time.Duration, dev []string, tune ...func(*exthost.Options)) (*exthost.Host, error) {
 	p, err := f.Paths()
 	if err != nil {
 		return nil, err
 	}
-	ropts := runtime.Options{
+	ropts := exthost.Options{
 		Paths:       p,
 		Getenv:      f.Getenv,
 		Secrets:     newSecrets(f, p.DataDir),
@@ -48,7 +48,7 @@ func newHost(f *Factory, callTimeout time.Duration, dev []string, tune ...func(*
 	for _, t := range tune {
 		t(&ropts)
 	}
-	h, err := runtime.New(ropts)
+	h, err := exthost.New(ropts)
 	if err != nil {
 		return nil, err
 	}
@@ -60,16 +60,16 @@ func hostError(err error) error {
 	if hint := sandboxHint(err); hint != "" {
 		return withHint(err, hint)
 	}
-	var ve *runtime.NodeVersionError
-	var xe *runtime.ExitError
+	var ve *exthost.NodeVersionError
+	var xe *exthost.ExitError
 	switch {
-	case errors.Is(err, runtime.ErrNodeNotFound), errors.As(err, &ve):
+	case errors.Is(err, exthost.ErrNodeNotFound), errors.As(err, &ve):
 		return withHint(err, "install Node.js 18 or later (https://nodejs.org), or set SPIRIT_NODE to its path")
-	case errors.Is(err, runtime.ErrNotFound):
+	case errors.Is(err, exthost.ErrNotFound):
 		return withHint(err, "see the installed extensions with: spirit extension list")
-	case errors.Is(err, runtime.ErrUnknownTool):
+	case errors.Is(err, exthost.ErrUnknownTool):
 		return withHint(err, "see the tool names with: spirit extension tools")
-	case errors.Is(err, runtime.ErrNoKeyringPassword), errors.Is(err, runtime.ErrKeyringTimeout):
+	case errors.Is(err, exthost.ErrNoKeyringPassword), errors.Is(err, exthost.ErrKeyringTimeout):
 		return secretStoreError(err)
 	case errors.As(err, &xe):
 		return err
@@ -78,13 +78,13 @@ func hostError(err error) error {
 }
 
 // closeHost closes h and reports dispose failures on stderr.
-func closeHost(f *Factory, h *runtime.Host) {
+func closeHost(f *Factory, h *exthost.Host) {
 	if err := h.Close(); err != nil {
 		termtext.Fprintf(f.IO.ErrOut, "warning: %v\n", err)
 	}
 }
 
-func warnFailures(f *Factory, failures []runtime.Failure) {
+func warnFailures(f *Factory, failures []exthost.Failure) {
 	for _, fl := range failures {
 		termtext.Fprintf(f.IO.ErrOut, "warning: %s: %v\n", fl.ExtensionID, fl.Err)
 		warnLocation(f, fl.Err)
@@ -122,7 +122,7 @@ tool-definitions and tool-execution and declares main.`,
 
 // ToolsReport is the --json output of `tools`. Its fields are a public contract.
 type ToolsReport struct {
-	Tools []runtime.Tool `json:"tools"`
+	Tools []exthost.Tool `json:"tools"`
 }
 
 func runTools(ctx context.Context, opts *ToolsOptions) error {
@@ -146,7 +146,7 @@ func runTools(ctx context.Context, opts *ToolsOptions) error {
 	}
 	if f.Global.JSON {
 		if tools == nil {
-			tools = []runtime.Tool{}
+			tools = []exthost.Tool{}
 		}
 		return writeJSON(f.IO.Out, ToolsReport{Tools: tools})
 	}
@@ -158,7 +158,7 @@ func runTools(ctx context.Context, opts *ToolsOptions) error {
 	fmt.Fprint(tw, "NAME\tEXTENSION/TOOL\tAPPROVAL\tEXECUTION\tDESCRIPTION\n")
 	for _, t := range tools {
 		termtext.Fprintf(tw, "%s\t%s/%s\t%s\t%s\t%s\n", t.Name, t.ExtensionID, t.ToolName,
-			orDefault(t.ApprovalMode, runtime.ApprovalAllowed), orDefault(t.ExecutionMode, "foreground"), oneLine(t.Description))
+			orDefault(t.ApprovalMode, exthost.ApprovalAllowed), orDefault(t.ExecutionMode, "foreground"), oneLine(t.Description))
 	}
 	return tw.Flush()
 }
@@ -223,7 +223,7 @@ takes it from --note.`,
 	cmd.Flags().StringVar(&opts.Args, "args", "{}", "tool arguments: a JSON object, @FILE, or - for standard input")
 	cmd.Flags().StringArrayVarP(&opts.RawFields, "raw-field", "f", nil, "set the string argument `key=value` (repeatable)")
 	cmd.Flags().StringArrayVarP(&opts.Fields, "field", "F", nil, "set the argument `key=value` to a JSON value: 3, true, null, [1,2], \"text\" (repeatable)")
-	cmd.Flags().DurationVar(&opts.Timeout, "timeout", runtime.DefaultCallTimeout, "how long the tool may run")
+	cmd.Flags().DurationVar(&opts.Timeout, "timeout", exthost.DefaultCallTimeout, "how long the tool may run")
 	cmd.Flags().BoolVarP(&opts.Yes, "yes", "y", false, "approve a need-approval tool without asking")
 	cmd.Flags().StringVar(&opts.Note, "note", "", "execution note for a need-questions tool")
 	cmd.Flags().StringArrayVar(&opts.Dev, "dev", nil, devFlagUsage)
@@ -249,12 +249,12 @@ func runCall(ctx context.Context, opts *CallOptions) error {
 		return err
 	}
 	defer closeHost(f, h)
-	req := runtime.CallRequest{Name: opts.Name, Arguments: args, Approved: opts.Yes, Secrets: runSecrets}
+	req := exthost.CallRequest{Name: opts.Name, Arguments: args, Approved: opts.Yes, Secrets: runSecrets}
 	if opts.NoteSet || opts.Yes {
 		req.QuestionsResult = noteResult(opts.Note)
 	}
 	res, err := h.Call(ctx, req)
-	var ae *runtime.ApprovalError
+	var ae *exthost.ApprovalError
 	if errors.As(err, &ae) {
 		if err := askApproval(f, ae, &req); err != nil {
 			return err
@@ -281,8 +281,8 @@ func noteResult(note string) json.RawMessage {
 }
 
 // askApproval asks at the terminal for what ae needs and fills req.
-func askApproval(f *Factory, ae *runtime.ApprovalError, req *runtime.CallRequest) error {
-	if ae.Mode == runtime.ApprovalNeedQuestions {
+func askApproval(f *Factory, ae *exthost.ApprovalError, req *exthost.CallRequest) error {
+	if ae.Mode == exthost.ApprovalNeedQuestions {
 		if !f.IO.CanPrompt() {
 			return withHint(ae, "pass --note TEXT (or --yes for an empty note)")
 		}
@@ -340,7 +340,7 @@ func runPrompt(ctx context.Context, opts *PromptOptions) error {
 	f := opts.f
 	// Each extension is visited once: stopping it right after keeps one
 	// process per core resident instead of one per extension.
-	h, err := newHost(f, 0, opts.Dev, func(o *runtime.Options) { o.IdleTimeout = runtime.IdleImmediate })
+	h, err := newHost(f, 0, opts.Dev, func(o *exthost.Options) { o.IdleTimeout = exthost.IdleImmediate })
 	if err != nil {
 		return err
 	}
@@ -405,7 +405,7 @@ func eventNames() []string {
 // EmitReport is the --json output of `emit`. Its fields are a public contract.
 type EmitReport struct {
 	Event    string            `json:"event"`
-	Failures []runtime.Failure `json:"failures"`
+	Failures []exthost.Failure `json:"failures"`
 }
 
 // emitFailedError says some extensions failed on the event (exit 1); the
@@ -418,7 +418,7 @@ func (e *emitFailedError) Error() string {
 
 func runEmit(ctx context.Context, opts *EmitOptions) error {
 	f := opts.f
-	ev := runtime.Event{Type: strings.TrimSpace(opts.Event)}
+	ev := exthost.Event{Type: strings.TrimSpace(opts.Event)}
 	valid := false
 	for _, n := range eventNames() {
 		valid = valid || n == ev.Type
@@ -443,7 +443,7 @@ func runEmit(ctx context.Context, opts *EmitOptions) error {
 	}
 	if f.Global.JSON {
 		if failures == nil {
-			failures = []runtime.Failure{}
+			failures = []exthost.Failure{}
 		}
 		if err := writeJSON(f.IO.Out, EmitReport{Event: ev.Type, Failures: failures}); err != nil {
 			return err

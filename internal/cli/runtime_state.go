@@ -10,10 +10,10 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/spiritagents/spirit/exthost"
 	"github.com/spiritagents/spirit/install"
 	"github.com/spiritagents/spirit/internal/termtext"
 	"github.com/spiritagents/spirit/manifest"
-	"github.com/spiritagents/spirit/runtime"
 )
 
 // SettingsOptions are the inputs of `spirit extension settings`.
@@ -106,7 +106,7 @@ func parseSettingValue(def manifest.Setting, s string) any {
 	return s
 }
 
-func lookupExtension(f *Factory, id string, dev []string) (*install.Installed, *runtime.Host, error) {
+func lookupExtension(f *Factory, id string, dev []string) (*install.Installed, *exthost.Host, error) {
 	h, err := newHost(f, 0, dev)
 	if err != nil {
 		return nil, nil, err
@@ -134,7 +134,7 @@ func runSettings(opts *SettingsOptions) error {
 		if opts.Action == "set" {
 			def, ok := m.Setting(opts.Key)
 			if !ok {
-				return withHint(&runtime.SettingError{Key: opts.Key, Message: "The extension does not declare the setting: " + opts.Key},
+				return withHint(&exthost.SettingError{Key: opts.Key, Message: "The extension does not declare the setting: " + opts.Key},
 					"see its settings with: spirit extension settings get "+ext.ID)
 			}
 			v = parseSettingValue(def, opts.Value)
@@ -154,7 +154,7 @@ func runSettings(opts *SettingsOptions) error {
 	}
 	if opts.Key != "" {
 		if _, ok := m.Setting(opts.Key); !ok {
-			return &runtime.SettingError{Key: opts.Key, Message: "The extension does not declare the setting: " + opts.Key}
+			return &exthost.SettingError{Key: opts.Key, Message: "The extension does not declare the setting: " + opts.Key}
 		}
 		v, ok := values[opts.Key]
 		if f.Global.JSON {
@@ -274,7 +274,7 @@ func runSecrets(opts *SecretsOptions) error {
 	sec := h.Secrets()
 	if opts.Key != "" {
 		if _, ok := m.SecretSlot(opts.Key); !ok {
-			return withHint(&runtime.UndeclaredSecretError{Key: opts.Key}, "see its slots with: spirit extension secrets status "+ext.ID)
+			return withHint(&exthost.UndeclaredSecretError{Key: opts.Key}, "see its slots with: spirit extension secrets status "+ext.ID)
 		}
 	}
 	switch opts.Action {

@@ -13,9 +13,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/spiritagents/spirit/exthost"
 	"github.com/spiritagents/spirit/install"
 	"github.com/spiritagents/spirit/paths"
-	"github.com/spiritagents/spirit/runtime"
 	"github.com/spiritagents/spirit/sandbox"
 )
 
@@ -29,11 +29,11 @@ func addSandboxCommands(root *cobra.Command, f *Factory) {
 		DisableFlagParsing: true,
 		RunE:               func(cmd *cobra.Command, args []string) error { return sandbox.Exec(args) },
 	}, &cobra.Command{
-		Use:                runtime.SuperviseCommand + " PATH ARGV0 [ARG]...",
+		Use:                exthost.SuperviseCommand + " PATH ARGV0 [ARG]...",
 		Short:              "Run PROGRAM and end everything it spawns with it (spirit runs this itself for each extension)",
 		Hidden:             true,
 		DisableFlagParsing: true,
-		RunE:               func(cmd *cobra.Command, args []string) error { return runtime.Supervise(args) },
+		RunE:               func(cmd *cobra.Command, args []string) error { return exthost.Supervise(args) },
 	})
 	for _, c := range root.Commands() {
 		switch c.Name() {
@@ -104,7 +104,7 @@ func (c *confiner) warn(key, msg string) {
 	fmt.Fprintln(c.f.IO.ErrOut, "warning: "+msg)
 }
 
-// Confine is runtime.Options.Confine.
+// Confine is exthost.Options.Confine.
 func (c *confiner) Confine(ctx context.Context, ext *install.Installed, cmd *exec.Cmd) error {
 	c.once.Do(func() { c.status, c.err = sandboxStatus(ctx, c.f) })
 	if c.err != nil {
@@ -147,7 +147,7 @@ func (c *confiner) Confine(ctx context.Context, ext *install.Installed, cmd *exe
 		if err != nil {
 			return fmt.Errorf("finding spirit's executable for the supervisor of %s: %w", ext.ID, err)
 		}
-		runtime.Supervised(cmd, self)
+		exthost.Supervised(cmd, self)
 	}
 	return nil
 }
@@ -196,7 +196,7 @@ var enoentPath = regexp.MustCompile(`ENOENT: no such file or directory, \w+ '(/[
 // other error): Node's permission model refused, or a path that exists here
 // was not found inside the sandbox.
 func sandboxHint(err error) string {
-	var te *runtime.ToolError
+	var te *exthost.ToolError
 	if !errors.As(err, &te) {
 		return ""
 	}

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/spiritagents/spirit/exthost"
 	"github.com/spiritagents/spirit/internal/termtext"
-	"github.com/spiritagents/spirit/runtime"
 )
 
 // keyringDir is the folder of spirit's file store of secrets, in the data
@@ -18,12 +18,12 @@ func keyringDir(dataDir string) string { return filepath.Join(dataDir, "spirit-k
 
 // secretStoreConfig is the store configuration of the environment:
 // SPIRIT_KEYRING_BACKEND, SPIRIT_KEYRING_PASSWORD, SPIRIT_KEYRING_TIMEOUT.
-func secretStoreConfig(getenv func(string) string, dataDir string) (runtime.SecretStoreConfig, error) {
-	cfg := runtime.SecretStoreConfig{Getenv: getenv, FileDir: keyringDir(dataDir)}
+func secretStoreConfig(getenv func(string) string, dataDir string) (exthost.SecretStoreConfig, error) {
+	cfg := exthost.SecretStoreConfig{Getenv: getenv, FileDir: keyringDir(dataDir)}
 	if v := strings.TrimSpace(getenv("SPIRIT_KEYRING_TIMEOUT")); v != "" {
 		d, err := time.ParseDuration(v)
 		if err != nil || d <= 0 {
-			return cfg, withHint(fmt.Errorf("SPIRIT_KEYRING_TIMEOUT=%s is not a duration", v), "give one such as 20s or 1m, or unset it for the default of "+runtime.DefaultKeyringTimeout.String())
+			return cfg, withHint(fmt.Errorf("SPIRIT_KEYRING_TIMEOUT=%s is not a duration", v), "give one such as 20s or 1m, or unset it for the default of "+exthost.DefaultKeyringTimeout.String())
 		}
 		cfg.Timeout = d
 	}
@@ -34,14 +34,14 @@ func secretStoreConfig(getenv func(string) string, dataDir string) (runtime.Secr
 // secret operation. The first time the file store is used because no system
 // keyring answered, one line on errOut says so. prompt, when set, asks for
 // the password of an encrypted file store.
-func openSecrets(getenv func(string) string, errOut io.Writer, dataDir string, prompt func(string) (string, error)) *runtime.Secrets {
-	return runtime.NewSecrets(func() (runtime.SecretStore, error) {
+func openSecrets(getenv func(string) string, errOut io.Writer, dataDir string, prompt func(string) (string, error)) *exthost.Secrets {
+	return exthost.NewSecrets(func() (exthost.SecretStore, error) {
 		cfg, err := secretStoreConfig(getenv, dataDir)
 		if err != nil {
 			return nil, err
 		}
 		cfg.Prompt = prompt
-		store, info, err := runtime.OpenSecretStore(cfg)
+		store, info, err := exthost.OpenSecretStore(cfg)
 		if err != nil {
 			return nil, secretStoreError(err)
 		}
@@ -54,7 +54,7 @@ func openSecrets(getenv func(string) string, errOut io.Writer, dataDir string, p
 
 // newSecrets is openSecrets for a command of the Factory: the password of an
 // encrypted file store is asked at a terminal.
-func newSecrets(f *Factory, dataDir string) *runtime.Secrets {
+func newSecrets(f *Factory, dataDir string) *exthost.Secrets {
 	var prompt func(string) (string, error)
 	if f.IO.CanPrompt() {
 		prompt = func(msg string) (string, error) { return f.IO.Prompter().Password("%s", msg) }
@@ -64,13 +64,13 @@ func newSecrets(f *Factory, dataDir string) *runtime.Secrets {
 
 // secretStoreError adds the remedy to the errors of choosing a store.
 func secretStoreError(err error) error {
-	var ue *runtime.KeyringUnavailableError
+	var ue *exthost.KeyringUnavailableError
 	switch {
 	case errors.As(err, &ue):
 		return withHint(err, "unset SPIRIT_KEYRING_BACKEND (the system keyring where it answers, else the file store), or set SPIRIT_KEYRING_BACKEND=file; see docs/secrets.md")
-	case errors.Is(err, runtime.ErrKeyringTimeout):
+	case errors.Is(err, exthost.ErrKeyringTimeout):
 		return withHint(err, "unlock the keyring, or use the file store with SPIRIT_KEYRING_BACKEND=file; SPIRIT_KEYRING_TIMEOUT sets the bound; see docs/secrets.md")
-	case errors.Is(err, runtime.ErrNoKeyringPassword):
+	case errors.Is(err, exthost.ErrNoKeyringPassword):
 		return withHint(err, "or run at a terminal to be asked for it")
 	}
 	return err
@@ -90,9 +90,9 @@ func secretRoundTrip(f *Factory, dataDir string) (DoctorKeyring, error) {
 	if f.IO.CanPrompt() {
 		cfg.Prompt = func(msg string) (string, error) { return f.IO.Prompter().Password("%s", msg) }
 	}
-	store, info, err := runtime.OpenSecretStore(cfg)
+	store, info, err := exthost.OpenSecretStore(cfg)
 	k.Backend, k.System, k.Encrypted, k.Reason = info.Kind, info.Backend, info.Encrypted, info.Reason
-	if info.Kind == runtime.StoreFile {
+	if info.Kind == exthost.StoreFile {
 		k.Dir, k.File = filepath.Dir(info.Path), info.Path
 	}
 	if info.Kind != "" {
@@ -115,7 +115,7 @@ func secretRoundTrip(f *Factory, dataDir string) (DoctorKeyring, error) {
 	if err := store.Delete(doctorAccount); err != nil {
 		return k, fmt.Errorf("deleting a secret: %w", err)
 	}
-	if _, err := store.Get(doctorAccount); !errors.Is(err, runtime.ErrSecretNotFound) {
+	if _, err := store.Get(doctorAccount); !errors.Is(err, exthost.ErrSecretNotFound) {
 		return k, fmt.Errorf("a deleted secret is still there (%v)", err)
 	}
 	k.RoundTrip = true

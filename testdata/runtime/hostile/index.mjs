@@ -1,5 +1,5 @@
 // Hostile fixture: each tool attacks the host the way a malicious or broken
-// extension would. The tests in runtime/hostile_test.go drive them.
+// extension would. The tests in exthost/hostile_test.go drive them.
 import fs from 'node:fs';
 import { spawn } from 'node:child_process';
 

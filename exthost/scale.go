@@ -1,0 +1,259 @@
+package exthost
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/spiritagents/spirit/install"
+)
+
+// IdleImmediate, as Options.IdleTimeout, stops an extension's process as
+// soon as no call to it is in flight (for one-shot commands that visit
+// many extensions once each).
+const IdleImmediate time.Duration = -1
+
+// DefaultIdleTimeout is the idle timeout of long-running hosts (mcp serve).
+const DefaultIdleTimeout = 5 * time.Minute
+
+// startSlots is how many extension processes may be starting at once:
+// two per core. A start is not all CPU: Node's main thread sleeps for ~45 %
+// of its start (perf sched: 109 ms waiting, 136 ms running, 0.3 ms
+// queued), so one per core left the CPU idle (100 cold prompts: 23.4 s
+// against 16.0 s with two per core, medians of 3 alternating rounds). More
+// measured faster on this shared machine (12.4 s with four per core), but
+// that is the scheduler's autogroups: bwrap gives each extension a session,
+// hence a CPU share, of its own, so more of them take more of a machine
+// others load; on an idle one two per core should already keep it busy
+// (each start is on the CPU about half the time), and each start holds a
+// Node process of ~45 MB (peak RSS of 100 cold prompts: 220 MB with two
+// per core, 346 MB with four).
+func startSlots() int { return 2 * max(runtime.NumCPU(), 1) }
+
+// acquireStart waits for a start slot while ctx lasts.
+func (h *Host) acquireStart(ctx context.Context) error {
+	select {
+	case h.starting <- struct{}{}:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+func (h *Host) releaseStart() { <-h.starting }
+
+// release ends one use of p that h.process began. With IdleImmediate the
+// last use stops the process.
+func (h *Host) release(p *process) {
+	p.lastUsed.Store(time.Now().UnixNano())
+	if p.uses.Add(-1) == 0 && h.opts.IdleTimeout < 0 {
+		go h.stopIdle(p.slot, p, 0)
+	}
+}
+
+// stopIdle stops p, the process of s, when no use of it is in flight and
+// its last use ended at least idle ago. It reports whether it stopped p.
+func (h *Host) stopIdle(s *slot, p *process, idle time.Duration) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.p != p || p.uses.Load() != 0 || time.Since(time.Unix(0, p.lastUsed.Load())) < idle {
+		return false
+	}
+	s.p = nil
+	if p.alive() {
+		_ = h.stop(p)
+	}
+	if h.idleStopped != nil {
+		h.idleStopped(p.ext.ID)
+	}
+	return true
+}
+
+// reap stops the processes idle for IdleTimeout until Close.
+func (h *Host) reap() {
+	idle := h.opts.IdleTimeout
+	t := time.NewTicker(max(idle/4, 10*time.Millisecond))
+	defer t.Stop()
+	for {
+		select {
+		case <-h.quit:
+			return
+		case <-t.C:
+		}
+		h.mu.Lock()
+		var busy []*slot
+		for _, s := range h.slots {
+			busy = append(busy, s)
+		}
+		h.mu.Unlock()
+		for _, s := range busy {
+			if !s.mu.TryLock() {
+				continue // starting or stopping: not idle
+			}
+			p := s.p
+			s.mu.Unlock()
+			if p != nil {
+				h.stopIdle(s, p, idle)
+			}
+		}
+	}
+}
+
+// promptCacheFile is where static system prompts are kept between runs.
+func (h *Host) promptCacheFile() string {
+	return filepath.Join(h.opts.Paths.SpiritDir(), "prompt-cache.json")
+}
+
+// maxPromptCache bounds the prompt cache file read.
+const maxPromptCache = 32 << 20
+
+// promptEntry is one extension's static system prompt, valid while the
+// install it was read from is the one installed: same version, same
+// package directory and install time, same package.json bytes.
+type promptEntry struct {
+	Version        string `json:"version"`
+	Dir            string `json:"dir"`
+	InstalledAt    int64  `json:"installedAt"`
+	ManifestDigest string `json:"manifestDigest"`
+	Text           string `json:"text"`
+}
+
+// promptCache holds the static system prompts by extension id. A prompt
+// from getSystemPrompt is never cached: the apps call it every time.
+type promptCache struct {
+	mu      sync.Mutex
+	loaded  bool
+	dirty   bool
+	entries map[string]promptEntry
+}
+
+// promptKey is the cache entry ext's prompt would have, without text; ok
+// is false when ext cannot be cached (a --dev package outside the
+// extensions directory, whose code changes without a reinstall).
+func (h *Host) promptKey(ext *install.Installed) (promptEntry, bool) {
+	root := h.opts.Paths.ExtensionsDir() + string(filepath.Separator)
+	if ext.Manifest == nil || !strings.HasPrefix(ext.Dir, root) {
+		return promptEntry{}, false
+	}
+	f, err := os.Open(filepath.Join(ext.Dir, "package.json"))
+	if err != nil {
+		return promptEntry{}, false
+	}
+	defer f.Close()
+	sum := sha256.New()
+	if _, err := io.Copy(sum, io.LimitReader(f, maxPromptCache)); err != nil {
+		return promptEntry{}, false
+	}
+	return promptEntry{
+		Version: ext.Manifest.Version, Dir: ext.Dir, InstalledAt: ext.InstalledAtUnixMs,
+		ManifestDigest: "sha256-" + hex.EncodeToString(sum.Sum(nil)),
+	}, true
+}
+
+// cachedPrompt returns the cached static prompt of ext, if its key matches.
+func (h *Host) cachedPrompt(id string, key promptEntry) (string, bool) {
+	c := &h.prompts
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	h.loadPromptsLocked()
+	e, ok := c.entries[id]
+	if !ok {
+		return "", false
+	}
+	text := e.Text
+	e.Text = ""
+	if e != key {
+		return "", false
+	}
+	return text, true
+}
+
+func (h *Host) storePrompt(id string, key promptEntry, text string) {
+	c := &h.prompts
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	h.loadPromptsLocked()
+	key.Text = text
+	if c.entries[id] != key {
+		c.entries[id] = key
+		c.dirty = true
+	}
+}
+
+// loadPromptsLocked reads the cache file once. A missing, unreadable or
+// garbled file is an empty cache: it is only ever a shortcut.
+func (h *Host) loadPromptsLocked() {
+	c := &h.prompts
+	if c.loaded {
+		return
+	}
+	c.loaded = true
+	c.entries = map[string]promptEntry{}
+	f, err := os.Open(h.promptCacheFile())
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	var on map[string]promptEntry
+	if err := json.NewDecoder(io.LimitReader(f, maxPromptCache)).Decode(&on); err == nil && on != nil {
+		c.entries = on
+	}
+}
+
+// savePrompts writes the cache when it changed, keeping only the
+// extensions in listed (so it does not grow with removed ones). A failure
+// to write is ignored: the next run collects the prompts again.
+func (h *Host) savePrompts(listed []install.Installed) {
+	c := &h.prompts
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.dirty {
+		return
+	}
+	keep := make(map[string]promptEntry, len(listed))
+	for i := range listed {
+		if e, ok := c.entries[listed[i].ID]; ok {
+			keep[listed[i].ID] = e
+		}
+	}
+	b, err := json.Marshal(keep)
+	if err != nil {
+		return
+	}
+	path := h.promptCacheFile()
+	if err := writeFileAtomic(path, b); err == nil {
+		c.dirty = false
+	}
+}
+
+// writeFileAtomic replaces path with b through a temporary file and a rename.
+func writeFileAtomic(path string, b []byte) error {
+	// 0o755, as the installer makes it.
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".prompt-cache-*")
+	if err != nil {
+		return err
+	}
+	_, werr := tmp.Write(b)
+	cerr := tmp.Close()
+	if err := errors.Join(werr, cerr); err != nil {
+		os.Remove(tmp.Name())
+		return err
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		os.Remove(tmp.Name())
+		return err
+	}
+	return nil
+}

@@ -1,6 +1,0 @@
-//go:build race
-
-package runtime
-
-// raceEnabled says the race detector runs (it multiplies memory use).
-const raceEnabled = true
