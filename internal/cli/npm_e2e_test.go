@@ -36,7 +36,7 @@ func TestE2ENpmInstall(t *testing.T) {
 	help, _ := exec.Command(bin, "extension", "install", "--help").CombinedOutput()
 	for _, flag := range []string{"--npm-registry", "--offline"} {
 		if !bytes.Contains(help, []byte(flag)) {
-			t.Fatalf("`spirit extension install` has no %s flag: the npm source is not wired into internal/cli/install_cmds.go yet\n%s", flag, help)
+			t.Fatalf("`spirit extension install` has no %s flag: the npm source is not wired into internal/cli/install_cmd.go yet\n%s", flag, help)
 		}
 	}
 

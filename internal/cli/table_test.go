@@ -134,7 +134,7 @@ func TestListTableGolden(t *testing.T) {
 			}
 			// The broken one's time is its own.
 			got = rfc3339.ReplaceAllString(got, "$$TIME")
-			goldenfile.Check(t, filepath.Join("testdata", "cli18", "list-"+tt.name+".golden"), []byte(got))
+			goldenfile.Check(t, filepath.Join("testdata", "table", "list-"+tt.name+".golden"), []byte(got))
 			if !tt.tty && !tt.long && strings.Contains(got, "…") {
 				t.Error("plain output was cut")
 			}
@@ -164,7 +164,7 @@ func TestMarketplaceTableGolden(t *testing.T) {
 						}
 					}
 				}
-				goldenfile.Check(t, filepath.Join("testdata", "cli18", name+".golden"), out.Bytes())
+				goldenfile.Check(t, filepath.Join("testdata", "table", name+".golden"), out.Bytes())
 			})
 		}
 	}

@@ -1,0 +1,316 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/spiritagents/spirit/exthost"
+	"github.com/spiritagents/spirit/fetch"
+	"github.com/spiritagents/spirit/install"
+	"github.com/spiritagents/spirit/internal/termtext"
+	"github.com/spiritagents/spirit/manifest"
+	"github.com/spiritagents/spirit/npm"
+)
+
+// addInstallCommands adds the install commands to the extension group.
+func addInstallCommands(parent *cobra.Command, f *Factory) {
+	parent.AddCommand(
+		newCmdImport(f, nil),
+		newCmdInstall(f, nil),
+		newCmdList(f, nil),
+		newCmdInfo(f, nil),
+		newCmdRemove(f, nil),
+		newCmdRollback(f, nil),
+		newCmdEnable(f, nil),
+		newCmdDisable(f, nil),
+		newCmdLock(f, nil),
+		newCmdSync(f, nil),
+	)
+}
+
+// InstallOptions are the inputs of `spirit extension install` and `import`.
+type InstallOptions struct {
+	f *Factory
+	// Source is the one source to install; Sources, when set, are several,
+	// each installed on its own.
+	Source      string
+	Sources     []string
+	Replace     bool
+	Yes         bool
+	LockTimeout time.Duration
+	NPMRegistry string
+	Offline     bool
+	AllowSHA1   bool
+	// AllowNameCollision installs even when the extension's tools would
+	// share invocation names with an installed extension's.
+	AllowNameCollision bool
+	// ZipOnly is set by `import`, which takes only a ZIP file, as the reference.
+	ZipOnly bool
+	// ReviewAcknowledged and AllowRevoked are the marketplace install
+	// policy's consents, for marketplace sources.
+	ReviewAcknowledged bool
+	AllowRevoked       bool
+}
+
+func newCmdImport(f *Factory, runF func(*InstallOptions) error) *cobra.Command {
+	opts := &InstallOptions{f: f, ZipOnly: true}
+	cmd := &cobra.Command{
+		Use:   "import FILE.zip",
+		Short: "Install an extension from a ZIP file",
+		Long: `Install an extension from a ZIP file, as the Spirit Agent apps import one: the
+archive must hold exactly one package.json, whose folder is the package root.`,
+		Example: "  spirit extension import ./my-ext.zip\n  spirit extension import ./my-ext-2.0.0.zip --replace",
+		Args:    cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Source = args[0]
+			if runF != nil {
+				return runF(opts)
+			}
+			return runInstall(cmd.Context(), opts)
+		},
+	}
+	cmd.Flags().BoolVar(&opts.Replace, "replace", false, "replace an installed extension with the same id")
+	cmd.Flags().BoolVarP(&opts.Yes, "yes", "y", false, "do not ask before a downgrade")
+	cmd.Flags().DurationVar(&opts.LockTimeout, "lock-timeout", install.DefaultLockTimeout, "how long to wait for another spirit command")
+	cmd.Flags().BoolVar(&opts.AllowNameCollision, "allow-name-collision", false, "install even if its tool names collide with an installed extension's")
+	return cmd
+}
+
+func newCmdInstall(f *Factory, runF func(*InstallOptions) error) *cobra.Command {
+	opts := &InstallOptions{f: f}
+	cmd := &cobra.Command{
+		Use:   "install SOURCE…",
+		Short: "Install extensions from a directory, archive, URL, npm or the marketplace",
+		Long: `Install extensions. Each SOURCE is taken, in this order, as:
+
+  1. an existing directory, .zip or .tgz
+  2. an https URL of a .tgz or .zip
+  3. npm:SPEC            an npm package (npm:NAME[@RANGE|@TAG])
+  4. marketplace:ID[@V]  a marketplace extension, with the policy of
+                         'spirit extension marketplace install'
+  5. a bare ID that is an extension id of the configured marketplace index
+  6. otherwise an npm spec (NAME, NAME@RANGE, @scope/name)
+
+A bare argument's way is said on stderr. The package is checked (archive safety,
+manifest, supported hosts) before anything is installed; a replaced version is
+kept for 'spirit extension rollback'. Several sources are installed one by one,
+each on its own; the command fails when any failed.`,
+		Example: `  spirit extension install ./my-ext
+  spirit extension install ./my-ext-1.2.0.tgz --replace
+  spirit extension install https://example.com/my-ext-1.2.0.tgz
+  spirit extension install npm:@example/spirit-extension@^1.2
+  spirit extension install acme.weather ./other-ext`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Source, opts.Sources = args[0], args
+			if runF != nil {
+				return runF(opts)
+			}
+			return runInstall(cmd.Context(), opts)
+		},
+	}
+	fl := cmd.Flags()
+	fl.BoolVar(&opts.Replace, "replace", false, "replace an installed extension with the same id")
+	fl.BoolVarP(&opts.Yes, "yes", "y", false, "do not ask before a downgrade")
+	fl.DurationVar(&opts.LockTimeout, "lock-timeout", install.DefaultLockTimeout, "how long to wait for another spirit command")
+	fl.StringVar(&opts.NPMRegistry, "npm-registry", "", "npm registry URL for npm sources")
+	fl.BoolVar(&opts.Offline, "offline", false, "use only the npm cache")
+	fl.BoolVar(&opts.AllowSHA1, "allow-sha1", false, "accept an npm package whose only integrity is a SHA-1 shasum")
+	fl.BoolVar(&opts.AllowNameCollision, "allow-name-collision", false, "install even if its tool names collide with an installed extension's")
+	fl.BoolVar(&opts.ReviewAcknowledged, "review-acknowledged", false, "install a marketplace version that is not verified")
+	fl.BoolVar(&opts.AllowRevoked, "allow-revoked", false, "install a marketplace version whose review was revoked")
+	return cmd
+}
+
+func (f *Factory) installer(timeout time.Duration) (*install.Installer, error) {
+	p, err := f.Paths()
+	if err != nil {
+		return nil, err
+	}
+	return &install.Installer{
+		Paths:       p,
+		LockTimeout: timeout,
+		Progress:    f.IO.Progress(),
+		Now:         f.Now,
+		Warn: func(msg string) {
+			termtext.Fprintf(f.IO.ErrOut, "Warning: %s\n", msg)
+		},
+	}, nil
+}
+
+func runInstall(ctx context.Context, opts *InstallOptions) error {
+	f := opts.f
+	in, err := f.installer(opts.LockTimeout)
+	if err != nil {
+		return err
+	}
+	defer f.IO.Progress().Stop()
+	sources := opts.Sources
+	if len(sources) == 0 {
+		sources = []string{opts.Source}
+	}
+	return forEachArg(f, sources, func(source string) (any, error) {
+		return installOne(ctx, opts, in, source)
+	})
+}
+
+// installOne installs one source and prints what it did; its value is
+// the --json output.
+func installOne(ctx context.Context, opts *InstallOptions, in *install.Installer, source string) (any, error) {
+	f := opts.f
+	r := f.resolver(opts, in)
+	im := &installMarketplace{f: f, opts: opts}
+	if !opts.ZipOnly {
+		im.wire(r)
+	}
+	art, err := r.Resolve(ctx, source)
+	if !f.Global.JSON && !opts.ZipOnly && install.IsBare(strings.TrimSpace(source)) {
+		kind := r.Classify(ctx, source)
+		if art != nil {
+			kind = art.Kind
+		}
+		termtext.Fprintf(f.IO.ErrOut, "Taking %s as %s.\n", strings.TrimSpace(source), im.describeKind(strings.TrimSpace(source), kind))
+	}
+	switch {
+	case errors.Is(err, install.ErrNotZip):
+		return nil, withHint(usageErrorf("%v", err), "use 'spirit extension install' for a directory, a .tgz or an npm package")
+	case errors.Is(err, install.ErrInvalidSource), errors.Is(err, install.ErrInsecureURL):
+		return nil, usageErrorf("%v", err)
+	case errors.Is(err, install.ErrNoSource):
+		return nil, withHint(err, "give a directory, a .zip or .tgz file, an https URL, an npm spec such as npm:NAME@RANGE, or marketplace:ID")
+	case err != nil:
+		return nil, err
+	}
+	defer art.Close()
+	req := art.Request(opts.Replace, opts.Yes)
+
+	res, err := installWithConfirm(ctx, opts, in, req)
+	if err != nil {
+		return nil, err
+	}
+	if f.Global.JSON {
+		return toInstalledJSON(&res.Installed, "", ""), nil
+	}
+	verb := "Installed extension"
+	switch {
+	case opts.ZipOnly:
+		verb = "Imported extension"
+	case art.Kind == install.KindMarketplace:
+		verb = "Installed marketplace extension"
+	}
+	printInstalled(f, verb, res)
+	return nil, nil
+}
+
+// printInstalled says what an install did, in the reference's words
+// ("Installed extension: …" with id, version, description and main).
+func printInstalled(f *Factory, verb string, res *install.Result) {
+	m, w := res.Manifest, f.IO.Out
+	termtext.Fprintf(w, "%s: %s\nid: %s\nversion: %s\n", verb, m.Name, m.ID, m.Version)
+	if m.Description != "" {
+		termtext.Fprintf(w, "description: %s\n", m.Description)
+	}
+	if m.Main != "" {
+		termtext.Fprintf(w, "main: %s\n", m.Main)
+	}
+	if res.Previous != "" {
+		termtext.Fprintf(f.IO.ErrOut, "Replaced version %s (kept for 'spirit extension rollback %s').\n", res.Previous, m.ID)
+	}
+}
+
+// installWithConfirm installs, asking before a downgrade when it can.
+func installWithConfirm(ctx context.Context, opts *InstallOptions, in *install.Installer, req install.Request) (*install.Result, error) {
+	f := opts.f
+	var allowed *exthost.NameCollisionError
+	check := req.Check
+	req.Check = func(m *manifest.Manifest) error {
+		if check != nil {
+			if err := check(m); err != nil {
+				return err
+			}
+		}
+		list, err := install.List(in.Paths)
+		if err != nil {
+			return err
+		}
+		ne := exthost.CheckNames(list, m)
+		if ne != nil && !opts.AllowNameCollision {
+			return ne
+		}
+		allowed = ne
+		return nil
+	}
+	res, err := in.Install(ctx, req)
+	var de *install.DowngradeError
+	var ne *exthost.NameCollisionError
+	switch {
+	case errors.As(err, &de) && f.IO.CanPrompt():
+		if ok, _ := f.IO.Prompter().Confirm("%s %s is installed. Replace it with the older %s?", de.ID, de.Installed, de.Incoming); !ok {
+			return nil, errors.New("downgrade cancelled")
+		}
+		req.AllowDowngrade = true
+		res, err = in.Install(ctx, req)
+	case errors.As(err, &de):
+		return nil, withHint(err, "pass --yes to install the older version")
+	case errors.Is(err, install.ErrAlreadyInstalled):
+		return nil, withHint(err, "remove it first, or pass --replace")
+	case errors.As(err, &ne):
+		return nil, withHint(err, fmt.Sprintf("in the apps' order %s; pass --allow-name-collision to install it anyway",
+			strings.Join(ne.Assignments(), "; ")))
+	case errors.Is(err, install.ErrLockTimeout):
+		return nil, withHint(err, "another spirit command is still changing extensions; try again, or raise --lock-timeout")
+	}
+	if err != nil {
+		return nil, err
+	}
+	if allowed != nil {
+		for _, line := range allowed.Assignments() {
+			termtext.Fprintf(f.IO.ErrOut, "note: %s\n", line)
+		}
+	}
+	// Every install, from any source, ends with onExtensionInstalled for the
+	// new extension; Node is started only when it listens for the event.
+	if m := res.Manifest; m != nil && m.Main != "" && m.ListensTo("onExtensionInstalled") {
+		notifyInstalled(ctx, f, m.ID)
+	}
+	return res, nil
+}
+
+// resolver is the install.Resolver of the install and import commands:
+// URLs through the factory's HTTP client, npm specs through an npm client
+// configured from the flags, .npmrc and the environment.
+func (f *Factory) resolver(opts *InstallOptions, in *install.Installer) *install.Resolver {
+	return &install.Resolver{
+		ZipOnly: opts.ZipOnly,
+		Download: func(ctx context.Context, rawURL, dir string) (string, string, error) {
+			lim, err := f.FetchLimits()
+			if err != nil {
+				return "", "", err
+			}
+			return install.DownloadWithProgress(ctx, fetch.New(fetch.Options{HTTP: f.HTTPClient(), Limits: lim}), rawURL, dir, f.IO.Progress())
+		},
+		NPM: func() (install.NPMClient, error) {
+			return f.npmClient(npm.Config{
+				Registry:  opts.NPMRegistry,
+				CacheDir:  in.Paths.CacheDir(),
+				Offline:   opts.Offline,
+				AllowSHA1: opts.AllowSHA1,
+				Progress:  f.IO.Progress(),
+			})
+		},
+	}
+}
+
+func fileExists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
+}
+
+// installedJSON is one install in `list --json` and `info --json`. Its
+// field names are a public contract.
