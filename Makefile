@@ -15,7 +15,7 @@ STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 # Packages with concurrency: make test runs them under the race detector.
 RACE_PKGS := ./exthost/... ./install/... ./mcp/... ./npm/... ./catalog/...
 
-.PHONY: build test check e2e bench fuzz lint demo clean
+.PHONY: build test check e2e bench fuzz lint demo clean docs
 
 build:
 	$(GO) build -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/spirit
@@ -73,6 +73,10 @@ lint: check
 # Builds spirit and runs its main jobs on the examples shipped in the repo, offline.
 demo: build
 	bash scripts/demo.sh
+
+# The command reference, docs/reference/*.md and docs/man/*.1, from the cobra tree.
+docs:
+	$(GO) run ./internal/gendocs
 
 clean:
 	rm -rf bin dist
