@@ -1,23 +1,20 @@
 package cli
 
 import (
-	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"runtime"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/spiritagents/spirit/npm/npmtest"
 )
 
-// TestE2EAuthorGuide runs testdata/author/guide.txtar, the README's "Write
-// your first extension", over the real binary, real Node and npm, and a
+// TestE2EAuthorGuide runs testdata/author/guide.txtar, the "Write
+// your first extension" of docs/authors.md, over the real binary, real Node and npm, and a
 // real registry (Verdaccio) for npm publish and spirit registry, as on a
 // headless machine: no D-Bus session bus, no dbus-launch, no choice of
 // secret store.
@@ -25,7 +22,7 @@ func TestE2EAuthorGuide(t *testing.T) {
 	v := npmtest.Start(t)
 	_, file, _, _ := runtime.Caller(0)
 	repo := filepath.Join(filepath.Dir(file), "..", "..")
-	publishSpiritPackages(t, v, repo)
+	v.PublishSpirit(t)
 	testscript.Run(t, testscript.Params{
 		Dir:                 "testdata/author",
 		RequireExplicitExec: true,
@@ -64,32 +61,11 @@ func TestE2EAuthorGuide(t *testing.T) {
 	})
 }
 
-// publishSpiritPackages makes the npm packages of spirit for this machine
-// with make dist's program and publishes them to v under the tag latest:
-// the guide starts by installing spirit from npm.
-func publishSpiritPackages(t *testing.T, v *npmtest.Verdaccio, repo string) {
-	t.Helper()
-	target := runtime.GOOS + "/" + runtime.GOARCH
-	out := filepath.Join(t.TempDir(), "dist")
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, "go", "run", "./internal/dist", "-targets", target, "-out", out)
-	cmd.Dir = repo
-	if b, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go run ./internal/dist -targets %s: %v\n%s", target, err, b)
-	}
-	tarballs, err := filepath.Glob(filepath.Join(out, "npm", "*.tgz"))
-	if err != nil || len(tarballs) != 2 {
-		t.Fatalf("dist made %q, want the main and one platform package (%v)", tarballs, err)
-	}
-	v.PublishTarballs(t, "latest", tarballs...)
-}
-
-// TestAuthorGuideMatchesReadme checks that every command of the README's
+// TestAuthorGuideMatchesReadme checks that every command of docs/authors.md's
 // "Write your first extension" is run by testdata/author/guide.txtar, in
-// the README's order.
+// docs/authors.md's order.
 func TestAuthorGuideMatchesReadme(t *testing.T) {
-	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	readme, err := os.ReadFile(filepath.Join("..", "..", "docs", "authors.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,9 +73,9 @@ func TestAuthorGuideMatchesReadme(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	section := regexp.MustCompile("(?s)### Write your first extension\n.*?```sh\n(.*?)```").FindSubmatch(readme)
+	section := regexp.MustCompile("(?s)## Write your first extension\n.*?```sh\n(.*?)```").FindSubmatch(readme)
 	if section == nil {
-		t.Fatal("README.md has no \"Write your first extension\" section with a sh block")
+		t.Fatal("docs/authors.md has no \"Write your first extension\" section with a sh block")
 	}
 	var run []string
 	for _, line := range strings.Split(string(script), "\n") {
@@ -125,11 +101,11 @@ func TestAuthorGuideMatchesReadme(t *testing.T) {
 			next++
 		}
 		if next == len(run) {
-			t.Fatalf("README command %q is not run by guide.txtar (in order)", line)
+			t.Fatalf("docs/authors.md command %q is not run by guide.txtar (in order)", line)
 		}
 		next++
 	}
 	if n < 10 {
-		t.Fatalf("found only %d commands in the README section", n)
+		t.Fatalf("found only %d commands in the guide", n)
 	}
 }
