@@ -12,8 +12,8 @@ import (
 	"github.com/spiritagents/spirit/paths"
 )
 
-// The README's "Embedding: the Go API" example. It is compiled by go test, so
-// the README's code cannot drift from the API; internal/embedtest runs it from
+// The "Embedding: the Go API" example of docs/mcp.md. It is compiled by go test, so
+// the documented code cannot drift from the API; internal/embedtest runs it from
 // another module.
 func Example() {
 	ctx := context.Background()

@@ -66,18 +66,43 @@ func TestDocs(t *testing.T) {
 	started := time.Now()
 	shared := t.TempDir()
 	bin := filepath.Join(shared, "bin")
-	build := exec.Command("go", "build", "-o", filepath.Join(bin, "spirit"), "./cmd/spirit")
-	build.Dir = repo
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build ./cmd/spirit: %v\n%s", err, out)
+	// spirit and its npm packages are built while Verdaccio starts and
+	// takes the example packages.
+	built := make(chan error, 1)
+	go func() {
+		build := exec.Command("go", "build", "-o", filepath.Join(bin, "spirit"), "./cmd/spirit")
+		build.Dir = repo
+		if out, err := build.CombinedOutput(); err != nil {
+			built <- fmt.Errorf("go build ./cmd/spirit: %v\n%s", err, out)
+			return
+		}
+		built <- nil
+	}()
+	type packed struct {
+		tarballs []string
+		err      error
+	}
+	spiritPackages := make(chan packed, 1)
+	if usesNpm {
+		go func() {
+			tarballs, err := npmtest.PackSpirit(filepath.Join(shared, "dist"))
+			spiritPackages <- packed{tarballs, err}
+		}()
 	}
 	npmURL := "http://127.0.0.1:9/" // nothing listens: no example reaches npmjs.org
 	npmrc := "registry=" + npmURL + "\n"
 	if usesNpm {
 		v := npmtest.Start(t)
-		v.PublishSpirit(t)
 		v.Publish(t, examplePackages(t, repo)...)
+		p := <-spiritPackages
+		if p.err != nil {
+			t.Fatal(p.err)
+		}
+		v.PublishTarballs(t, "latest", p.tarballs...)
 		npmURL, npmrc = v.URL, v.Npmrc(true)
+	}
+	if err := <-built; err != nil {
+		t.Fatal(err)
 	}
 	t.Logf("spirit built, npm registry ready in %v", time.Since(started).Round(time.Millisecond))
 	before := snapshot(t, repo)

@@ -1,6 +1,6 @@
 // Package embedtest holds the test that spirit's Go API works from another
 // module: a module outside this one, with a replace directive pointing here,
-// compiles and runs the README's embedding example.
+// compiles and runs the embedding example of docs/mcp.md.
 package embedtest
 
 import (
@@ -51,7 +51,7 @@ func TestExternalModuleRunsReadmeExample(t *testing.T) {
 	run.Dir, run.Env = mod, env
 	out, err := run.CombinedOutput()
 	if err != nil {
-		t.Fatalf("go run of the README example in an external module: %v\n%s", err, out)
+		t.Fatalf("go run of the docs/mcp.md example in an external module: %v\n%s", err, out)
 	}
 	got := string(out)
 	for _, want := range []string{"tool extension__hello_tools__greet", "embedder", "prompt true", "failures 0"} {
