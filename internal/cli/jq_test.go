@@ -13,6 +13,7 @@ import (
 // and text output is refused with a hint.
 func TestJQ(t *testing.T) {
 	pkg := filepath.Join("..", "..", "testdata", "runtime", "kitchen")
+	broken := filepath.Join("..", "..", "testdata", "examples", "broken-ext")
 	tests := []struct {
 		args     []string
 		code     int
@@ -21,6 +22,7 @@ func TestJQ(t *testing.T) {
 		{[]string{"extension", "validate", pkg, "--jq", ".[0].id"}, ExitOK, "@fixture/kitchen\n", ""},
 		{[]string{"extension", "validate", pkg, "--jq", ".[0] | {id, valid}"}, ExitOK, "{\n  \"id\": \"@fixture/kitchen\",\n  \"valid\": true\n}\n", ""},
 		{[]string{"extension", "validate", pkg, "--jq", ".[] | .problems | length"}, ExitOK, "0\n", ""},
+		{[]string{"extension", "validate", broken, "--jq", ".[0].valid"}, ExitProblems, "false\n", ""},
 		{[]string{"version", "--jq", ".version | length > 0"}, ExitOK, "true\n", ""},
 		{[]string{"version", "--jq", ".x |"}, ExitUsage, "", "Error: --jq \".x |\": unexpected EOF\nHint: run with --help for usage\n"},
 		{[]string{"version", "--jq", ".[0]"}, ExitFailure, "", "{\"error\":\"--jq: expected an array but got: object ({\\\"commit\\\":\\\"\\\",\\\"date\\\":\\\"\\\",\\\"v ...})\",\"exitCode\":1}\n"},

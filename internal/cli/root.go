@@ -62,9 +62,12 @@ func Run(ctx context.Context, f *Factory, args []string) int {
 	}
 	err := root.ExecuteContext(ctx)
 	if f.jq != nil {
+		// A command that fails may have printed its whole report first
+		// (validate finding problems, install with one source failing):
+		// that is filtered too; the command's error stays the one reported.
 		f.IO.Out = f.jq.out
-		if err == nil {
-			err = f.jq.flush()
+		if ferr := f.jq.flush(); err == nil {
+			err = ferr
 		}
 	}
 	if err == nil {
