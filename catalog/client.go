@@ -67,6 +67,9 @@ type Options struct {
 	// AllowExpired accepts a signed index whose metadata has expired (an
 	// old offline mirror); Signature().Expired then says so.
 	AllowExpired bool
+	// OnSignature hears the signed index once it is verified (to tell of a
+	// root pinned on first use, or of expired metadata accepted); nil is fine.
+	OnSignature func(*verify.Index)
 }
 
 // Client reads one registry. It remembers what it has read successfully
@@ -266,6 +269,7 @@ func (c *Client) Detail(ctx context.Context, id string) (*Detail, *Item, error) 
 			fmt.Sprintf("marketplace detail package name mismatch: expected %s, got %s", it.PackageName, d.PackageName)}
 	}
 	d.Origin = origin
+	d.Signature = c.sig
 	d.Warnings = append(originWarning(origin, "marketplace detail of "+it.ExtensionID), d.Warnings...)
 	c.details[it.ExtensionID] = d
 	return d, it, nil

@@ -74,6 +74,16 @@ func (c *Client) openSignature(ctx context.Context) (*verify.Index, error) {
 		Index: IndexName(c.src), StoreDir: store, Now: c.opts.Now,
 		RequireSigned: c.opts.RequireSigned, AllowExpired: c.opts.AllowExpired,
 	})
+	if err != nil && !errors.As(err, new(*verify.Error)) && ctx.Err() == nil && !c.opts.RequireSigned &&
+		(store == "" || verify.Pinned(store) == nil) {
+		// nothing pinned and the metadata could not be fetched (network,
+		// 5xx): the index is read as unsigned, as before it was ever seen
+		// signed. Once a root is pinned, such a failure is an error.
+		return nil, nil
+	}
+	if ix != nil && c.opts.OnSignature != nil {
+		c.opts.OnSignature(ix)
+	}
 	if err == nil && ix == nil && mark != "" {
 		raw, _ := json.Marshal(unsignedMark{CheckedAt: c.now()})
 		_ = atomicfile.Write(mark, raw, 0o600)
@@ -147,4 +157,33 @@ func relocate(d *Detail, served []byte) {
 
 func readSmall(file string) ([]byte, error) {
 	return readFileCapped(location{file: filepath.Base(file), dir: filepath.Dir(file)}, 4096, "trust mark")
+}
+
+// SignedFile returns the file name (relative to the index) of a signed
+// index as it was signed: verified against targets (for a mirror, its
+// signed original).
+func (c *Client) SignedFile(ctx context.Context, name string) ([]byte, error) {
+	loc, _, err := c.resolve(ctx, name, "signed file")
+	if err != nil {
+		return nil, err
+	}
+	limit := c.opts.Limits.JSON
+	switch {
+	case name == "catalog.json":
+		limit = c.opts.Limits.Catalog
+	case strings.HasSuffix(name, ".md"):
+		limit = c.opts.Limits.Readme
+	}
+	data, _, _, err := c.getSigned(ctx, loc, limit, "signed file "+name)
+	return data, err
+}
+
+// MetadataFile returns tuf/NAME of the index as it is served, unverified.
+func (c *Client) MetadataFile(ctx context.Context, name string) ([]byte, error) {
+	loc, _, err := c.resolve(ctx, verify.MetaDir+"/"+name, "signed index metadata")
+	if err != nil {
+		return nil, err
+	}
+	data, _, err := c.get(ctx, loc, verify.MaxTargets, "signed index "+name)
+	return data, err
 }
