@@ -39,6 +39,7 @@ import (
 	"slices"
 	"sort"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/theupdateframework/go-tuf/v2/metadata"
@@ -204,9 +205,17 @@ func Pinned(storeDir string) []byte {
 // classify turns a go-tuf error about file into an *Error.
 func classify(index, file string, err error) error {
 	var attack error
+	var exp *metadata.ErrExpiredMetadata
 	switch {
-	case errors.As(err, new(*metadata.ErrExpiredMetadata)):
+	case errors.As(err, &exp):
 		attack = ErrFreeze
+		// the expired document, which may be one checked before file.
+		for _, name := range []string{"root.json", "timestamp.json", "snapshot.json", "targets.json"} {
+			if strings.Contains(exp.Msg, name) {
+				file = MetaDir + "/" + name
+				break
+			}
+		}
 	case errors.As(err, new(*metadata.ErrBadVersionNumber)):
 		attack = ErrRollback
 	case errors.As(err, new(*metadata.ErrUnsignedMetadata)):
