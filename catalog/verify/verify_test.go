@@ -265,3 +265,9 @@ func copyFile(t *testing.T, from, to string) {
 	}
 	write(t, to, string(data))
 }
+
+func signInit(keys string) ([]*sign.Key, error) { return sign.InitKeys(keys) }
+
+func signAtErr(index, keys string, now time.Time) (*sign.Result, error) {
+	return sign.Sign(sign.Options{IndexDir: index, KeyDir: keys, Now: func() time.Time { return now }})
+}
