@@ -122,6 +122,14 @@ func TestE2ESignedIndexFolder(t *testing.T) {
 		t.Fatalf("second list: %s", e)
 	}
 
+	site := filepath.Join(t.TempDir(), "site")
+	if _, e, code := run("registry", "site", "--root", index, "-o", site); code != 0 {
+		t.Fatalf("site: %s", e)
+	}
+	if !strings.Contains(readFile(t, filepath.Join(site, "index.html")), "The index is signed (TUF): root key <code>"+rootID[:16]) {
+		t.Error("the site does not show the signing root")
+	}
+
 	installed := func() bool {
 		out, _, _ := run("--json", "extension", "list")
 		return strings.Contains(out, "@fixture/hello")
