@@ -71,7 +71,8 @@ func signatureError(err error) error {
 	return withHint(err, "the index was changed after it was signed; nothing was installed. Report it to the index's maintainers")
 }
 
-// signatureJSON is the "signature" field of marketplace list --json.
+// signatureLine is the line list and detail print on stderr about a signed
+// index; "" for an unsigned one.
 func signatureLine(ix *verify.Index) string {
 	if ix == nil {
 		return ""
