@@ -65,7 +65,10 @@ func (c *Client) openSignature(ctx context.Context) (*verify.Index, error) {
 			return nil, err
 		}
 		data, _, err := c.get(ctx, loc, limit, "signed index "+name)
-		if errors.Is(err, ErrNotFound) || (c.opts.Offline && errors.Is(err, ErrOffline)) {
+		// offline, a next root version never fetched is taken as absent
+		// (a 404 is not cached); other metadata must be in the cache.
+		nextRoot := strings.HasSuffix(name, ".root.json") && !strings.HasSuffix(name, "/root.json")
+		if errors.Is(err, ErrNotFound) || (nextRoot && errors.Is(err, ErrOffline)) {
 			return nil, fmt.Errorf("%w: %w", fs.ErrNotExist, err)
 		}
 		return data, err
