@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/spiritagents/spirit/catalog/verify"
 	"github.com/spiritagents/spirit/fetch"
 	"github.com/spiritagents/spirit/npm"
 )
@@ -58,6 +59,17 @@ type Options struct {
 	Now func() time.Time
 	// Progress receives the progress of tarball downloads; nil is fine.
 	Progress npm.Progress
+	// TrustDir keeps, per index, the pinned root and the metadata versions
+	// seen of signed indexes (see package verify); "" keeps nothing.
+	TrustDir string
+	// RequireSigned refuses an index without TUF metadata.
+	RequireSigned bool
+	// AllowExpired accepts a signed index whose metadata has expired (an
+	// old offline mirror); Signature().Expired then says so.
+	AllowExpired bool
+	// OnSignature hears the signed index once it is verified (to tell of a
+	// root pinned on first use, or of expired metadata accepted); nil is fine.
+	OnSignature func(*verify.Index)
 }
 
 // Client reads one registry. It remembers what it has read successfully
@@ -71,6 +83,10 @@ type Client struct {
 	dirOrig *Origin
 	catalog *Catalog
 	details map[string]*Detail
+	// the signed index, verified once (see signed.go)
+	sig     *verify.Index
+	sigErr  error
+	sigDone bool
 }
 
 // New returns a Client for opts.Source.
@@ -167,7 +183,7 @@ func (c *Client) Catalog(ctx context.Context) (*Catalog, error) {
 	if err != nil {
 		return nil, err
 	}
-	data, origin, err := c.get(ctx, loc, c.opts.Limits.Catalog, "marketplace catalog")
+	data, _, origin, err := c.getSigned(ctx, loc, c.opts.Limits.Catalog, "marketplace catalog")
 	if err != nil {
 		return nil, err
 	}
@@ -233,13 +249,16 @@ func (c *Client) Detail(ctx context.Context, id string) (*Detail, *Item, error) 
 	if err != nil {
 		return nil, nil, err
 	}
-	data, origin, err := c.get(ctx, loc, c.opts.Limits.JSON, "marketplace detail")
+	data, served, origin, err := c.getSigned(ctx, loc, c.opts.Limits.JSON, "marketplace detail")
 	if err != nil {
 		return nil, nil, err
 	}
 	d, err := ParseDetail(data)
 	if err != nil {
 		return nil, nil, err
+	}
+	if served != nil {
+		relocate(d, served)
 	}
 	if d.ExtensionID != it.ExtensionID {
 		return nil, nil, &DocumentError{"marketplace detail",
@@ -250,6 +269,7 @@ func (c *Client) Detail(ctx context.Context, id string) (*Detail, *Item, error) 
 			fmt.Sprintf("marketplace detail package name mismatch: expected %s, got %s", it.PackageName, d.PackageName)}
 	}
 	d.Origin = origin
+	d.Signature = c.sig
 	d.Warnings = append(originWarning(origin, "marketplace detail of "+it.ExtensionID), d.Warnings...)
 	c.details[it.ExtensionID] = d
 	return d, it, nil
@@ -271,7 +291,7 @@ func (c *Client) Readme(ctx context.Context, id string) (string, []Warning, erro
 	if err != nil {
 		return "", nil, err
 	}
-	data, origin, err := c.get(ctx, loc, c.opts.Limits.Readme, "extension README")
+	data, _, origin, err := c.getSigned(ctx, loc, c.opts.Limits.Readme, "extension README")
 	if err != nil {
 		return "", nil, err
 	}

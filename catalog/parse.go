@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/spiritagents/spirit/catalog/verify"
 	"github.com/spiritagents/spirit/internal/safeid"
 	"github.com/spiritagents/spirit/problem"
 )
@@ -157,6 +158,9 @@ type Detail struct {
 	Versions            []Version `json:"versions"`
 	Warnings            []Warning `json:"warnings,omitempty"`
 	Origin              *Origin   `json:"-"`
+	// Signature is the verified signed index the detail came from; nil
+	// for an unsigned index.
+	Signature *verify.Index `json:"signature,omitempty"`
 }
 
 // Find returns the version whose string is exactly v, or nil.

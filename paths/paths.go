@@ -147,6 +147,10 @@ func (p *Paths) DisabledPackageDir(id string) string {
 // StagingDir is where installs are staged, on the same filesystem as the target.
 func (p *Paths) StagingDir() string { return filepath.Join(p.SpiritDir(), "staging") }
 
+// TrustDir holds, per marketplace index, the pinned TUF root and the
+// metadata versions seen of signed indexes (package catalog/verify).
+func (p *Paths) TrustDir() string { return filepath.Join(p.SpiritDir(), "trust") }
+
 // CacheDir holds the catalog and tarball caches.
 func (p *Paths) CacheDir() string { return filepath.Join(p.SpiritDir(), "cache") }
 

@@ -22,6 +22,9 @@ type GlobalOptions struct {
 	JQ string
 	// Sandbox is --sandbox of the commands that run extensions: auto or off.
 	Sandbox string
+	// RequireSigned and AllowExpiredIndex are the signed-index flags
+	// (see signing_cmds.go).
+	RequireSigned, AllowExpiredIndex bool
 }
 
 // Factory makes the dependencies of commands, lazily, so a test can replace

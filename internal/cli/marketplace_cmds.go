@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/spiritagents/spirit/catalog"
+	"github.com/spiritagents/spirit/catalog/verify"
 	"github.com/spiritagents/spirit/install"
 	"github.com/spiritagents/spirit/internal/termtext"
 	"github.com/spiritagents/spirit/npm"
@@ -47,6 +48,7 @@ With no subcommand it lists the catalog, as 'marketplace list'.`,
 		newCmdMarketplaceDetail(f, mo, nil),
 		newCmdMarketplaceReadme(f, mo, nil),
 		newCmdMarketplaceInstall(f, mo, nil),
+		newCmdMarketplaceTrust(f, nil),
 	)
 	parent.AddCommand(mk, newCmdOutdated(f, nil), newCmdUpdate(f, nil))
 }
@@ -86,6 +88,11 @@ func (f *Factory) marketplace(mo *marketplaceOptions) (*catalog.Client, *paths.P
 		Offline:    offline,
 		Now:        f.Now,
 		Progress:   f.IO.Progress(),
+		// signed indexes: see signing_cmds.go
+		TrustDir:      p.TrustDir(),
+		RequireSigned: f.requireSigned(),
+		AllowExpired:  f.Global.AllowExpiredIndex,
+		OnSignature:   f.signatureNotice,
 	})
 	if err != nil {
 		return nil, nil, usageErrorf("--registry: %v", err)
@@ -113,6 +120,8 @@ func marketplaceError(err error) error {
 		return withHint(err, "see 'spirit extension marketplace list --all' for the ids")
 	case errors.Is(err, catalog.ErrNoVersion):
 		return withHint(err, "see 'spirit extension marketplace detail ID' for the versions")
+	case errors.As(err, new(*verify.Error)):
+		return signatureError(err)
 	}
 	return err
 }
@@ -175,6 +184,8 @@ type marketplaceListJSON struct {
 	Stale     bool                  `json:"stale,omitempty"`
 	Items     []marketplaceItemJSON `json:"items"`
 	Warnings  []catalog.Warning     `json:"warnings"`
+	// Signature is the verified signed index; absent when unsigned.
+	Signature *verify.Index `json:"signature,omitempty"`
 }
 
 func runMarketplaceList(ctx context.Context, opts *MarketplaceListOptions) error {
@@ -194,6 +205,7 @@ func runMarketplaceList(ctx context.Context, opts *MarketplaceListOptions) error
 	if cat.Origin != nil {
 		out.FromCache, out.Stale = cat.Origin.FromCache, cat.Origin.Stale
 	}
+	out.Signature, _ = c.Signature(ctx)
 	if out.Warnings == nil {
 		out.Warnings = []catalog.Warning{}
 	}
@@ -214,6 +226,9 @@ func runMarketplaceList(ctx context.Context, opts *MarketplaceListOptions) error
 		return writeJSON(f.IO.Out, out)
 	}
 	printWarnings(f.IO.ErrOut, cat.Warnings)
+	if line := signatureLine(out.Signature); line != "" {
+		termtext.Fprintf(f.IO.ErrOut, "%s\n", line)
+	}
 	w := f.IO.Out
 	if len(out.Items) == 0 {
 		_, err := fmt.Fprintln(w, "No marketplace extensions found.")
@@ -342,6 +357,9 @@ func runMarketplaceDetail(ctx context.Context, opts *MarketplaceDetailOptions) e
 		return writeJSON(f.IO.Out, d)
 	}
 	printWarnings(f.IO.ErrOut, d.Warnings)
+	if line := signatureLine(d.Signature); line != "" {
+		termtext.Fprintf(f.IO.ErrOut, "%s\n", line)
+	}
 	w := f.IO.Out
 	featured := "no"
 	if d.Featured {

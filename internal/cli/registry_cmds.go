@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -28,6 +29,8 @@ func addRegistryCommands(root *cobra.Command, f *Factory) {
 		newCmdRegistryAdd(f, nil),
 		newCmdRegistrySite(f, nil),
 		newCmdRegistryMirror(f, nil),
+		newCmdRegistrySign(f, nil),
+		newCmdRegistryKeys(f),
 	)
 	root.AddCommand(cmd)
 }
@@ -44,10 +47,14 @@ type RegistryBuildOptions struct {
 	Jobs        int
 	Strict      bool
 	Site        string
+	// Sign (KEYDIR) signs the index after the build (signing_cmds.go).
+	Sign            string
+	TimestampExpiry time.Duration
+	Now             func() time.Time
 }
 
 func newCmdRegistryBuild(f *Factory, runF func(*RegistryBuildOptions) error) *cobra.Command {
-	opts := &RegistryBuildOptions{IO: f.IO, NPMClient: f.registryNPM}
+	opts := &RegistryBuildOptions{IO: f.IO, NPMClient: f.registryNPM, Now: f.Now}
 	cmd := &cobra.Command{
 		Use:   "build",
 		Short: "Regenerate catalog.json and every detail.json from the entries and npm",
@@ -69,6 +76,9 @@ builds; files are replaced atomically and stale detail.json files removed last.`
 			if opts.Site != "" && opts.Check {
 				return usageErrorf("--site writes files; it cannot go with --check")
 			}
+			if opts.Sign != "" && opts.Check {
+				return usageErrorf("--sign writes files; it cannot go with --check")
+			}
 			opts.JSON = f.Global.JSON
 			if runF != nil {
 				return runF(opts)
@@ -84,6 +94,8 @@ builds; files are replaced atomically and stale detail.json files removed last.`
 	fl.IntVarP(&opts.Jobs, "jobs", "j", 16, "packuments fetched at once")
 	fl.BoolVar(&opts.Strict, "strict", false, "treat schema warnings as errors")
 	fl.StringVar(&opts.Site, "site", "", "then write the marketplace web site into this folder (as spirit registry site)")
+	fl.StringVar(&opts.Sign, "sign", "", "then sign the index with the keys in this `KEYDIR` (TUF metadata in registry/tuf/, as spirit registry sign)")
+	fl.DurationVar(&opts.TimestampExpiry, "timestamp-expiry", 7*24*time.Hour, "with --sign: how long the timestamp is valid")
 	return cmd
 }
 
@@ -123,6 +135,11 @@ func runRegistryBuild(ctx context.Context, opts *RegistryBuildOptions) error {
 	termtext.Fprintf(ios.ErrOut, "built %s: %s written, %d deleted, %d unchanged (%s fetched, %s reused)\n",
 		plural(res.Entries, "extension"), plural(len(res.Written), "file"), len(res.Deleted), res.Unchanged,
 		plural(res.Fetched, "packument"), plural(res.Reused, "detail"))
+	if opts.Sign != "" {
+		if err := signAfterBuild(ctx, ios, opts.JSON, opts.Root, opts.Sign, opts.TimestampExpiry, opts.Now); err != nil {
+			return err
+		}
+	}
 	if opts.Site != "" {
 		sres, err := buildSite(ctx, opts.Root, opts.Site, "", "")
 		if err != nil {

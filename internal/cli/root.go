@@ -152,6 +152,8 @@ It reads and writes the same data directory as the Spirit Agent apps.`,
 	pf.BoolVar(&f.Global.JSON, "json", false, "print machine-readable JSON, also for errors")
 	pf.StringVar(&f.Global.JQ, "jq", "", "filter the JSON output through a jq `expression` (implies --json)")
 	pf.StringVar(&f.Global.Registry, "registry", "", "marketplace index: https URL, directory or git+URL (env SPIRIT_REGISTRY)")
+	pf.BoolVar(&f.Global.RequireSigned, "require-signed", false, "refuse a marketplace index that is not signed (env SPIRIT_REQUIRE_SIGNED=1)")
+	pf.BoolVar(&f.Global.AllowExpiredIndex, "allow-expired-index", false, "accept a signed index whose metadata has expired (an old offline mirror), with a warning")
 	pf.BoolVarP(&f.Global.Verbose, "verbose", "v", false, "say which data directory, host and marketplace index are used (on stderr)")
 	_ = cmd.RegisterFlagCompletionFunc("host", cobra.FixedCompletions([]string{"cli", "desktop"}, cobra.ShellCompDirectiveNoFileComp))
 

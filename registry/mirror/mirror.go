@@ -20,6 +20,7 @@ import (
 	"sync"
 
 	"github.com/spiritagents/spirit/catalog"
+	"github.com/spiritagents/spirit/catalog/verify"
 	"github.com/spiritagents/spirit/internal/confine"
 	"github.com/spiritagents/spirit/internal/outputs"
 	"github.com/spiritagents/spirit/npm"
@@ -162,8 +163,17 @@ func Mirror(ctx context.Context, opts Options) (*Result, error) {
 	if opts.KeepRemoved {
 		exts = keepRemoved(opts.Out, exts)
 	}
-	if err := write(opts.Out, rec, exts, res); err != nil {
+	signed, err := signedFiles(ctx, opts.Source, exts)
+	if err != nil {
 		return nil, err
+	}
+	if err := write(opts.Out, rec, exts, res, signed); err != nil {
+		return nil, err
+	}
+	if signed != nil {
+		if err := verifyMirror(ctx, opts.Source, opts.Out); err != nil {
+			return nil, err
+		}
 	}
 	for _, m := range exts {
 		res.Extensions++
@@ -213,7 +223,7 @@ func mirrorOne(ctx context.Context, opts Options, rec *outputs.Record, res *Resu
 		return nil, err
 	}
 	m := &mirrored{item: *it, detail: *d}
-	m.detail.Warnings, m.detail.Origin = nil, nil
+	m.detail.Warnings, m.detail.Origin, m.detail.Signature = nil, nil, nil
 	m.detail.Versions = nil
 	blocked := it.Status == catalog.StatusBlocked || d.Status == catalog.StatusBlocked
 	for _, v := range d.Versions {
@@ -429,8 +439,11 @@ func keepRemoved(out string, exts []*mirrored) []*mirrored {
 
 // write writes READMEs, details and the catalog, in that order, then
 // removes what an earlier run wrote that no longer belongs to the mirror.
-func write(out string, rec *outputs.Record, exts []*mirrored, res *Result) error {
+func write(out string, rec *outputs.Record, exts []*mirrored, res *Result, signed []namedFile) error {
 	keep := map[string]bool{"catalog.json": true}
+	for _, f := range signed {
+		keep[f.name] = true
+	}
 	cat := catalog.Catalog{SchemaVersion: 1, Items: []catalog.Item{}}
 	var details []string
 	put := func(name string, data []byte) error {
@@ -461,6 +474,11 @@ func write(out string, rec *outputs.Record, exts []*mirrored, res *Result) error
 	names := slices.Sorted(maps.Keys(keep))
 	if err := rec.Claim(names...); err != nil {
 		return err
+	}
+	for _, f := range signed {
+		if err := put(f.name, f.data); err != nil {
+			return err
+		}
 	}
 	for _, m := range exts {
 		if m.readme != nil {
@@ -507,6 +525,12 @@ const Writer = "registry mirror"
 func isMirrorFile(name string) bool {
 	if name == "catalog.json" {
 		return true
+	}
+	if rest, ok := strings.CutPrefix(name, verify.MetaDir+"/"); ok {
+		if t, ok := strings.CutPrefix(rest, "targets/"); ok {
+			return t != "tarballs" && !strings.HasPrefix(t, "tarballs/") && !strings.HasPrefix(t, verify.MetaDir+"/") && isMirrorFile(t)
+		}
+		return metaName().MatchString(rest)
 	}
 	parts := strings.Split(name, "/")
 	if len(parts) != 3 || !safeSegment().MatchString(parts[1]) {

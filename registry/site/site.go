@@ -49,6 +49,8 @@ type Options struct {
 	// RenderTimeout bounds the rendering of one README; 0 → 10 s. A README
 	// that takes longer is shown as plain text, with a warning.
 	RenderTimeout time.Duration
+	// signed is the root key id of a signed index (set by Render).
+	signed string
 }
 
 // Result says what Build did.
@@ -117,6 +119,8 @@ type page struct {
 	Ext      *extension
 	Filters  filters
 	Registry string
+	// Signed is the root key id of a signed index, "" when unsigned.
+	Signed string
 }
 
 type filters struct {
@@ -153,6 +157,11 @@ func Render(ctx context.Context, opts Options) (*Result, error) {
 	cat, err := opts.Source.Catalog(ctx)
 	if err != nil {
 		return nil, err
+	}
+	if sig, err := opts.Source.Signature(ctx); err != nil {
+		return nil, err
+	} else if sig != nil {
+		opts.signed = sig.RootKeyID()
 	}
 	res := &Result{files: map[string][]byte{}, Written: []string{}, Removed: []string{}, Warnings: slices.Clone(cat.Warnings)}
 	md := NewRenderer()
@@ -340,11 +349,11 @@ func (res *Result) render(opts Options) error {
 		}
 		res.files[name] = b
 	}
-	if err := res.exec("index.html", "index.html", page{Title: opts.Title, Items: res.items, Filters: f, Registry: opts.Registry}); err != nil {
+	if err := res.exec("index.html", "index.html", page{Title: opts.Title, Items: res.items, Filters: f, Registry: opts.Registry, Signed: opts.signed}); err != nil {
 		return err
 	}
 	for _, e := range res.items {
-		if err := res.exec(e.Page, "extension.html", page{Title: opts.Title, Root: "../", Ext: e, Registry: opts.Registry}); err != nil {
+		if err := res.exec(e.Page, "extension.html", page{Title: opts.Title, Root: "../", Ext: e, Registry: opts.Registry, Signed: opts.signed}); err != nil {
 			return err
 		}
 	}
