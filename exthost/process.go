@@ -375,7 +375,7 @@ func (h *Host) handler(p *process) handlerFunc {
 			if method == "settings/get" {
 				return map[string]any{"value": all[in.Key]}, nil
 			}
-			return map[string]any{"values": Ordered(m, all)}, nil
+			return map[string]any{"values": ordered(m, all)}, nil
 		case "settings/set", "settings/setAll":
 			keys, values := []string{in.Key}, map[string]any{}
 			if method == "settings/set" {
@@ -407,7 +407,7 @@ func (h *Host) handler(p *process) handlerFunc {
 			if _, err := h.settings.GetAllChecked(m); err != nil {
 				return nil, err
 			}
-			return map[string]any{"values": Ordered(m, all)}, nil
+			return map[string]any{"values": ordered(m, all)}, nil
 		case "secrets/get", "secrets/has", "secrets/set", "secrets/delete":
 			return h.secretCall(p, method, in.Key, in.Value)
 		}
