@@ -202,7 +202,7 @@ func (h *Host) start(ctx context.Context, ext *install.Installed, ev *Event) (*p
 		return nil, err
 	}
 	fmt.Fprintf(logFile, "--- %s spirit started %s %s\n", time.Now().UTC().Format(time.RFC3339), ext.ID, m.Version)
-	err = h.confine(ctx, ext, cmd)
+	err = h.sandbox(ctx, ext, cmd)
 	if err == nil {
 		err = cmd.Start()
 	}
