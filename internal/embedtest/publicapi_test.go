@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"go/importer"
+	"go/parser"
 	"go/token"
 	"go/types"
 	"io"
@@ -11,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -231,4 +233,28 @@ func walk(typ types.Type, where string, report func(string, *types.TypeName)) {
 		}
 	}
 	visit(typ, where)
+}
+
+// TestEmbeddingCoversEveryPublicPackage fails when a public package of
+// the module is imported by neither file of the external module
+// (testdata/embed.go.txt, testdata/public.go.txt): a new public package is
+// compiled from another module as soon as it exists.
+func TestEmbeddingCoversEveryPublicPackage(t *testing.T) {
+	pkgs, _ := listModule(t)
+	imported := map[string]bool{}
+	for _, name := range []string{"testdata/embed.go.txt", "testdata/public.go.txt"} {
+		f, err := parser.ParseFile(token.NewFileSet(), name, nil, parser.ImportsOnly)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, imp := range f.Imports {
+			path, _ := strconv.Unquote(imp.Path.Value)
+			imported[path] = true
+		}
+	}
+	for _, p := range pkgs {
+		if p.Name != "main" && !isInternal(p.ImportPath) && !imported[p.ImportPath] {
+			t.Errorf("%s is public but testdata/public.go.txt does not import it: add a use of it there", p.ImportPath)
+		}
+	}
 }
