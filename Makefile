@@ -26,8 +26,9 @@ build:
 # local module proxy (scripts/test-goinstall.sh), unit, command, end-to-end
 # (testscript over the real binary) and the npm end-to-end tests against a
 # real Verdaccio that the tests start; the packages whose code is concurrent
-# (scripts/race-pkgs.sh derives the list) run under the race detector and
-# the others without it, so no test runs twice; then every fuzz target for a
+# (scripts/race-pkgs.sh derives the list) run under the race detector and,
+# side by side, the others without it, so no test runs twice
+# (scripts/test-go.sh); then every fuzz target for a
 # few seconds, and the Windows tests under Wine. The browser test of the
 # marketplace site may not skip here (SPIRIT_REQUIRE_BROWSER).
 test: export SPIRIT_REQUIRE_BROWSER = 1
@@ -36,9 +37,7 @@ test:
 	$(STEP) "deps: go mod download" $(GO) mod download
 	@$(MAKE) --no-print-directory check
 	$(STEP) "test: go install from a module proxy" bash scripts/test-goinstall.sh
-	@race=$$(GO=$(GO) bash scripts/race-pkgs.sh) && \
-	bash scripts/step.sh "test: race detector ($$(echo $$race | wc -w) packages)" $(GO) test -count=1 -timeout 20m -race $$race && \
-	bash scripts/step.sh "test: the other packages" $(GO) test -count=1 -timeout 20m $$($(GO) list ./... | grep -vxF "$$race")
+	$(STEP) "test: go test, race and plain side by side" env GO=$(GO) bash scripts/test-go.sh
 	$(STEP) "test: fuzz targets, 3 s each" bash scripts/fuzz.sh 3s
 	$(STEP) "test: windows under wine" env GO=$(GO) bash scripts/test-windows.sh
 	@bash scripts/step.sh --total "make test"

@@ -28,6 +28,6 @@ GO=${GO:-go}
 			(cd "$dir" && grep -qE '^[[:space:]]*go [[:alnum:]_.(]' $files); then
 			concurrent=1
 		fi
-		[ -n "$concurrent" ] && echo "$pkg"
+		if [ -n "$concurrent" ]; then echo "$pkg"; fi
 	done
 exit 0
