@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -22,10 +23,26 @@ import (
 // headless machine: no D-Bus session bus, no dbus-launch, no choice of
 // secret store.
 func TestE2EAuthorGuide(t *testing.T) {
-	v := npmtest.Start(t)
+	t.Parallel() // its own Verdaccio and folders; it waits on npm and Node most of the time
 	_, file, _, _ := runtime.Caller(0)
 	repo := filepath.Join(filepath.Dir(file), "..", "..")
-	publishSpiritPackages(t, v, repo)
+	// make dist's program builds spirit while Verdaccio starts.
+	type built struct {
+		tarballs []string
+		err      error
+	}
+	done := make(chan built, 1)
+	out := filepath.Join(t.TempDir(), "dist")
+	go func() {
+		tarballs, err := spiritPackages(repo, out)
+		done <- built{tarballs, err}
+	}()
+	v := npmtest.Start(t)
+	b := <-done
+	if b.err != nil {
+		t.Fatal(b.err)
+	}
+	v.PublishTarballs(t, "latest", b.tarballs...)
 	testscript.Run(t, testscript.Params{
 		Dir:                 "testdata/author",
 		RequireExplicitExec: true,
@@ -64,25 +81,23 @@ func TestE2EAuthorGuide(t *testing.T) {
 	})
 }
 
-// publishSpiritPackages makes the npm packages of spirit for this machine
-// with make dist's program and publishes them to v under the tag latest:
-// the guide starts by installing spirit from npm.
-func publishSpiritPackages(t *testing.T, v *npmtest.Verdaccio, repo string) {
-	t.Helper()
+// spiritPackages makes the npm packages of spirit for this machine with
+// make dist's program, in out: the guide starts by installing spirit from
+// npm, so they are published to the test's Verdaccio under the tag latest.
+func spiritPackages(repo, out string) ([]string, error) {
 	target := runtime.GOOS + "/" + runtime.GOARCH
-	out := filepath.Join(t.TempDir(), "dist")
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "go", "run", "./internal/dist", "-targets", target, "-out", out)
 	cmd.Dir = repo
 	if b, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go run ./internal/dist -targets %s: %v\n%s", target, err, b)
+		return nil, fmt.Errorf("go run ./internal/dist -targets %s: %v\n%s", target, err, b)
 	}
 	tarballs, err := filepath.Glob(filepath.Join(out, "npm", "*.tgz"))
 	if err != nil || len(tarballs) != 2 {
-		t.Fatalf("dist made %q, want the main and one platform package (%v)", tarballs, err)
+		return nil, fmt.Errorf("dist made %q, want the main and one platform package (%v)", tarballs, err)
 	}
-	v.PublishTarballs(t, "latest", tarballs...)
+	return tarballs, nil
 }
 
 // TestAuthorGuideMatchesReadme checks that every command of the README's
