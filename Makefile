@@ -12,8 +12,10 @@ BUILDPKG  := github.com/spiritagents/spirit/internal/build
 LDFLAGS   := -X $(BUILDPKG).Version=$(VERSION) -X $(BUILDPKG).Commit=$(COMMIT) -X $(BUILDPKG).Date=$(DATE)
 FUZZTIME  ?= 10s
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
-# Packages with concurrency: make test runs them under the race detector.
-RACE_PKGS := ./exthost/... ./install/... ./mcp/... ./npm/... ./catalog/...
+# Each step of make test and make check prints "==> NAME" and, when it ends,
+# its time and the time since make started (scripts/step.sh).
+export STEP_T0 ?= $(shell date +%s.%N)
+STEP := @bash scripts/step.sh
 
 .PHONY: build test check e2e bench fuzz lint demo clean docs
 
@@ -22,29 +24,33 @@ build:
 
 # Every test: the code gates (make check), `go install …@version` from a
 # local module proxy (scripts/test-goinstall.sh), unit, command, end-to-end
-# (testscript over the real binary) and the npm end-to-end test against a real
-# Verdaccio that the test starts; the packages with concurrency run under the
-# race detector; then every fuzz target for a few seconds. The browser test
-# of the marketplace site may not skip here (SPIRIT_REQUIRE_BROWSER).
+# (testscript over the real binary) and the npm end-to-end tests against a
+# real Verdaccio that the tests start; the packages whose code is concurrent
+# (scripts/race-pkgs.sh derives the list) run under the race detector and,
+# side by side, the others without it, so no test runs twice
+# (scripts/test-go.sh); then every fuzz target for a
+# few seconds, and the Windows tests under Wine. The browser test of the
+# marketplace site may not skip here (SPIRIT_REQUIRE_BROWSER).
 test: export SPIRIT_REQUIRE_BROWSER = 1
 test:
-	bash scripts/test-deps.sh
-	$(GO) mod download
-	$(MAKE) --no-print-directory check
-	bash scripts/test-goinstall.sh
-	$(GO) test -count=1 -timeout 20m -race $(RACE_PKGS)
-	$(GO) test -count=1 -timeout 20m $$($(GO) list ./... | grep -v -E '/(exthost|install|mcp|npm|catalog)(/|$$)')
-	bash scripts/fuzz.sh 3s
-	GO=$(GO) bash scripts/test-windows.sh
+	$(STEP) "deps: system packages" bash scripts/test-deps.sh
+	$(STEP) "deps: go mod download" $(GO) mod download
+	@$(MAKE) --no-print-directory check
+	$(STEP) "test: go install from a module proxy" bash scripts/test-goinstall.sh
+	$(STEP) "test: go test, race and plain side by side" env GO=$(GO) bash scripts/test-go.sh
+	$(STEP) "test: fuzz targets, 3 s each" bash scripts/fuzz.sh 3s
+	$(STEP) "test: windows under wine" env GO=$(GO) bash scripts/test-windows.sh
+	@bash scripts/step.sh --total "make test"
 
-# The gates every change must pass: formatting, a tidy go.mod, go vet and
-# staticcheck at a pinned version; build and vet for the six shipped targets.
+# The gates every change must pass: formatting, a tidy go.mod, staticcheck at
+# a pinned version; go build and go vet for the six shipped targets (linux/amd64
+# among them, so no separate vet of the host build, which differs from it only
+# by cgo and would vet the same files again).
 check:
-	@out=$$(gofmt -l .); if [ -n "$$out" ]; then echo "gofmt -l: these files need gofmt -w:"; echo "$$out"; exit 1; fi
-	$(GO) mod tidy -diff
-	$(GO) vet ./...
-	$(GO) run $(STATICCHECK) ./...
-	GO=$(GO) bash scripts/check-targets.sh
+	$(STEP) "check: gofmt" sh -c 'out=$$(gofmt -l .); if [ -n "$$out" ]; then echo "gofmt -l: these files need gofmt -w:"; echo "$$out"; exit 1; fi'
+	$(STEP) "check: go mod tidy" $(GO) mod tidy -diff
+	$(STEP) "check: staticcheck" $(GO) run $(STATICCHECK) ./...
+	$(STEP) "check: go build and go vet, six targets" env GO=$(GO) bash scripts/check-targets.sh
 
 # Release files in dist/: an archive and a CycloneDX SBOM per target, the npm
 # packages, checksums.txt; reproducible (internal/dist, docs/releasing.md).

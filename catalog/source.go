@@ -10,8 +10,8 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/spiritagents/spirit/internal/confine"
 	"github.com/spiritagents/spirit/internal/errkind"
+	"github.com/spiritagents/spirit/internal/within"
 )
 
 // DefaultRegistry is the official marketplace index.
@@ -139,8 +139,8 @@ type location struct {
 // a symbolic link that leads out of the folder is refused with
 // ErrOutsideRegistry, naming the entry, and never followed.
 func (l location) open() (*os.File, error) {
-	f, err := confine.Open(l.dir, l.file)
-	if errors.Is(err, confine.ErrEscape) {
+	f, err := within.Open(l.dir, l.file)
+	if errors.Is(err, within.ErrEscape) {
 		return nil, fmt.Errorf("%w: %w", ErrOutsideRegistry, err)
 	}
 	return f, err

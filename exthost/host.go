@@ -76,10 +76,10 @@ type Options struct {
 	Secrets *Secrets
 	// MaxLogSize caps each extension's log file; zero means MaxLogSize.
 	MaxLogSize int64
-	// Confine, when set, rewrites each extension's command (Path, Args,
+	// Sandbox, when set, rewrites each extension's command (Path, Args,
 	// Env) to run it inside a sandbox (see package sandbox); nil runs
 	// extensions unconfined.
-	Confine func(ctx context.Context, ext *install.Installed, cmd *exec.Cmd) error
+	Sandbox func(ctx context.Context, ext *install.Installed, cmd *exec.Cmd) error
 	// Timeouts; zero means the default.
 	ActivateTimeout, CallTimeout, DisposeTimeout, KillGrace time.Duration
 	// IdleTimeout stops an extension's process once no call to it has been

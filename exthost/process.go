@@ -202,7 +202,7 @@ func (h *Host) start(ctx context.Context, ext *install.Installed, ev *Event) (*p
 		return nil, err
 	}
 	fmt.Fprintf(logFile, "--- %s spirit started %s %s\n", time.Now().UTC().Format(time.RFC3339), ext.ID, m.Version)
-	err = h.confine(ctx, ext, cmd)
+	err = h.sandbox(ctx, ext, cmd)
 	if err == nil {
 		err = cmd.Start()
 	}
@@ -375,7 +375,7 @@ func (h *Host) handler(p *process) handlerFunc {
 			if method == "settings/get" {
 				return map[string]any{"value": all[in.Key]}, nil
 			}
-			return map[string]any{"values": Ordered(m, all)}, nil
+			return map[string]any{"values": ordered(m, all)}, nil
 		case "settings/set", "settings/setAll":
 			keys, values := []string{in.Key}, map[string]any{}
 			if method == "settings/set" {
@@ -407,7 +407,7 @@ func (h *Host) handler(p *process) handlerFunc {
 			if _, err := h.settings.GetAllChecked(m); err != nil {
 				return nil, err
 			}
-			return map[string]any{"values": Ordered(m, all)}, nil
+			return map[string]any{"values": ordered(m, all)}, nil
 		case "secrets/get", "secrets/has", "secrets/set", "secrets/delete":
 			return h.secretCall(p, method, in.Key, in.Value)
 		}

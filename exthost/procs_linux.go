@@ -148,7 +148,7 @@ func descendantsByScan(pid int) []int {
 }
 
 // Supervised rewrites cmd so that exe runs it under Supervise (exe must
-// route SuperviseCommand to Supervise). Use it in Options.Confine where no
+// route SuperviseCommand to Supervise). Use it in Options.Sandbox where no
 // sandbox with a PID namespace of its own contains the extension: then
 // nothing it spawns outlives it, nor spirit, even when spirit is killed
 // with SIGKILL.

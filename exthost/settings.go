@@ -236,9 +236,9 @@ func (s *Settings) GetAll(m *manifest.Manifest) map[string]any {
 	return normalise(m, s.load(m.ID))
 }
 
-// Ordered returns values (as GetAll returns them) as the apps' object
+// ordered returns values (as GetAll returns them) as the apps' object
 // holds them: in settingsSchema order, integer-like keys first.
-func Ordered(m *manifest.Manifest, values map[string]any) jsjson.Object {
+func ordered(m *manifest.Manifest, values map[string]any) jsjson.Object {
 	out := jsjson.Object{}
 	for _, def := range m.SettingsSchema {
 		if v, ok := values[def.Key]; ok {

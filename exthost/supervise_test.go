@@ -44,7 +44,7 @@ func TestNoOrphansAfterSpiritKilled(t *testing.T) {
 		}
 		h := hostileHost(t, func(o *Options) {
 			o.CallTimeout = time.Minute
-			o.Confine = func(_ context.Context, _ *install.Installed, cmd *exec.Cmd) error {
+			o.Sandbox = func(_ context.Context, _ *install.Installed, cmd *exec.Cmd) error {
 				Supervised(cmd, exe)
 				return nil
 			}

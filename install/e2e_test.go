@@ -22,15 +22,42 @@ import (
 	"github.com/spiritagents/spirit/paths"
 )
 
+// spiritBin is the real binary, built once for the test binary's tests
+// (each used to link its own copy) and removed by TestMain.
+var spiritBin struct {
+	once      sync.Once
+	dir, path string
+	err       error
+}
+
 // buildSpirit builds the real binary once into a temporary directory.
 func buildSpirit(t *testing.T) string {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "spirit")
-	cmd := exec.Command("go", "build", "-o", bin, "github.com/spiritagents/spirit/cmd/spirit")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
+	spiritBin.once.Do(func() {
+		if spiritBin.dir, spiritBin.err = os.MkdirTemp("", "spirit-install-e2e-"); spiritBin.err != nil {
+			return
+		}
+		bin := filepath.Join(spiritBin.dir, "spirit")
+		cmd := exec.Command("go", "build", "-o", bin, "github.com/spiritagents/spirit/cmd/spirit")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			spiritBin.err = fmt.Errorf("go build: %v\n%s", err, out)
+			return
+		}
+		spiritBin.path = bin
+	})
+	if spiritBin.err != nil {
+		t.Fatal(spiritBin.err)
 	}
-	return bin
+	return spiritBin.path
+}
+
+// TestMain removes the binary buildSpirit made.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if spiritBin.dir != "" {
+		os.RemoveAll(spiritBin.dir)
+	}
+	os.Exit(code)
 }
 
 type listed struct {
@@ -137,6 +164,7 @@ func checkIntact(t *testing.T, dir string, want map[string]string) {
 // at random moments, over and over; after every kill, list shows the old
 // or the new version, complete.
 func TestE2EKillDuringInstall(t *testing.T) {
+	t.Parallel() // its own data folders; it waits on the processes it kills
 	bin := buildSpirit(t)
 	data := t.TempDir()
 	// Small packages keep each run short on slow filesystems.
@@ -208,6 +236,7 @@ func TestE2EKillDuringInstall(t *testing.T) {
 // remove the same id at once; each succeeds or fails with a clear message,
 // and the final state is consistent.
 func TestE2EConcurrentInstallRemove(t *testing.T) {
+	t.Parallel() // its own data folders; it waits on the processes it kills
 	bin := buildSpirit(t)
 	data := t.TempDir()
 	v2 := goodPath("corpus-ext-2.0.0.tgz")

@@ -21,6 +21,7 @@ import (
 // (folder in the host tree, extensions.json byte-identical to before) or
 // wholly disabled (folder in .spirit/disabled, no entry), never half.
 func TestE2EKillDuringDisableEnable(t *testing.T) {
+	t.Parallel() // its own data folders; it waits on the processes it kills
 	bin := buildSpirit(t)
 	data := t.TempDir()
 	dir := t.TempDir()

@@ -124,6 +124,7 @@ func FuzzParseLock(f *testing.F) {
 // while it installs a lock into an empty data directory; the next sync
 // always completes, and then the installs match the lock.
 func TestE2EKillDuringSync(t *testing.T) {
+	t.Parallel() // its own data folders; it waits on the processes it kills
 	bin := buildSpirit(t)
 	src := t.TempDir()
 	data1 := t.TempDir()

@@ -10,7 +10,7 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/spiritagents/spirit/internal/confine"
+	"github.com/spiritagents/spirit/internal/within"
 	"github.com/spiritagents/spirit/manifest"
 	"github.com/spiritagents/spirit/npm"
 )
@@ -63,7 +63,7 @@ func Add(ctx context.Context, opts AddOptions) (*AddResult, error) {
 	}
 	dir := filepath.Join(extensionsDir(root), opts.ID)
 	entryPath := filepath.Join(dir, "entry.json")
-	if _, err := confine.Stat(root, entryPath); err == nil {
+	if _, err := within.Stat(root, entryPath); err == nil {
 		return nil, fmt.Errorf("%w: %s", ErrEntryExists, entryPath)
 	}
 	files, err := findFiles(root, "entry.json")
@@ -71,7 +71,7 @@ func Add(ctx context.Context, opts AddOptions) (*AddResult, error) {
 		return nil, err
 	}
 	for _, f := range files {
-		data, err := confine.ReadFile(root, f)
+		data, err := within.ReadFile(root, f)
 		if err != nil {
 			return nil, err
 		}
@@ -127,13 +127,13 @@ func Add(ctx context.Context, opts AddOptions) (*AddResult, error) {
 		Set("defaultReviewStatus", String("unverified")).
 		Set("versions", Array(Object().Set("version", String(version)).Set("channel", String("stable")).Set("reviewStatus", String("unverified"))))
 	readme := readmeFor(opts.Package, version, raw, doc.Readme)
-	if _, err := confine.Stat(root, res.ReadmePath); errors.Is(err, os.ErrNotExist) {
-		if err := confine.WriteFile(root, res.ReadmePath, []byte(readme), 0o644); err != nil {
+	if _, err := within.Stat(root, res.ReadmePath); errors.Is(err, os.ErrNotExist) {
+		if err := within.WriteFile(root, res.ReadmePath, []byte(readme), 0o644); err != nil {
 			return nil, err
 		}
 		res.ReadmeWritten = true
 	}
-	if err := confine.WriteFile(root, entryPath, Encode(entry), 0o644); err != nil {
+	if err := within.WriteFile(root, entryPath, Encode(entry), 0o644); err != nil {
 		return nil, err
 	}
 	return res, nil

@@ -12,7 +12,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
-	"github.com/spiritagents/spirit/internal/confine"
+	"github.com/spiritagents/spirit/internal/within"
 )
 
 // Packuments gives raw full npm packuments. *npm.Client satisfies it.
@@ -128,8 +128,8 @@ func Build(ctx context.Context, opts BuildOptions) (*BuildResult, error) {
 	for i, e := range entries {
 		results[i] = &built{entry: e}
 		readme := filepath.Join(extensionsDir(root), e.ID(), "README.md")
-		st, err := confine.Stat(root, readme)
-		if errors.Is(err, confine.ErrEscape) {
+		st, err := within.Stat(root, readme)
+		if errors.Is(err, within.ErrEscape) {
 			readmeProblems = append(readmeProblems, Problem{File: e.File, Severity: SeverityError, Message: err.Error()})
 			continue
 		}
@@ -244,7 +244,7 @@ func buildEntry(ctx context.Context, npm Packuments, e *Entry) ([]*Value, []Prob
 // reuseDetail returns the versions of the entry's current detail.json
 // when it agrees with the entry (the checks of spec §5), else nil.
 func reuseDetail(root string, e *Entry) []*Value {
-	data, err := confine.ReadFile(root, filepath.Join(extensionsDir(root), e.ID(), "detail.json"))
+	data, err := within.ReadFile(root, filepath.Join(extensionsDir(root), e.ID(), "detail.json"))
 	if err != nil {
 		return nil
 	}
@@ -308,14 +308,14 @@ func writeOutputs(root string, results []*built, catalog []byte, check bool, res
 		rel = filepath.ToSlash(rel)
 		res.Deleted = append(res.Deleted, rel)
 		if check {
-			old, err := confine.ReadFile(root, f)
+			old, err := within.ReadFile(root, f)
 			if err != nil {
 				return err
 			}
 			diff.WriteString(UnifiedDiff("a/"+rel, "/dev/null", old, nil))
 			continue
 		}
-		if err := confine.Remove(root, f); err != nil && !errors.Is(err, os.ErrNotExist) {
+		if err := within.Remove(root, f); err != nil && !errors.Is(err, os.ErrNotExist) {
 			return err
 		}
 	}
@@ -330,7 +330,7 @@ func writeOutputs(root string, results []*built, catalog []byte, check bool, res
 		res.Written = append(res.Written, "registry/catalog.json")
 		if check {
 			diff.WriteString(UnifiedDiff("a/registry/catalog.json", "b/registry/catalog.json", old, catalog))
-		} else if err := confine.WriteFile(root, catalogPath, catalog, 0o644); err != nil {
+		} else if err := within.WriteFile(root, catalogPath, catalog, 0o644); err != nil {
 			return err
 		}
 	}
@@ -347,7 +347,7 @@ func writeDetails(root string, changed []*built) error {
 	errs := make([]error, len(changed))
 	for i, b := range changed {
 		g.Go(func() error {
-			errs[i] = confine.WriteFile(root, filepath.Join(extensionsDir(root), b.entry.ID(), "detail.json"), b.detail, 0o644)
+			errs[i] = within.WriteFile(root, filepath.Join(extensionsDir(root), b.entry.ID(), "detail.json"), b.detail, 0o644)
 			return nil
 		})
 	}

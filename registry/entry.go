@@ -7,8 +7,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/spiritagents/spirit/internal/confine"
 	"github.com/spiritagents/spirit/internal/safeid"
+	"github.com/spiritagents/spirit/internal/within"
 	"github.com/spiritagents/spirit/problem"
 )
 
@@ -80,10 +80,10 @@ func extensionsDir(root string) string { return filepath.Join(root, "registry", 
 // findFiles returns every regular file named name at any depth under
 // registry/extensions of the repository root, sorted by full path in byte
 // order (find | LC_ALL=C sort). Like every file access of this package it
-// goes through an os.Root on root (package confine): a symbolic link that
+// goes through an os.Root on root (package within): a symbolic link that
 // leads out of the repository is an error naming it, never followed.
 func findFiles(root, name string) ([]string, error) {
-	return confine.FindFiles(root, filepath.Join("registry", "extensions"), name)
+	return within.FindFiles(root, filepath.Join("registry", "extensions"), name)
 }
 
 // LoadEntries reads and checks every entry.json under root. It returns the
@@ -105,7 +105,7 @@ func LoadEntries(root string, schemas *Schemas) ([]*Entry, []Problem, error) {
 	var entries []*Entry
 	var problems []Problem
 	for _, f := range files {
-		data, err := confine.ReadFile(abs, f)
+		data, err := within.ReadFile(abs, f)
 		if err != nil {
 			return nil, nil, err
 		}

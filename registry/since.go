@@ -10,7 +10,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
 
-	"github.com/spiritagents/spirit/internal/confine"
+	"github.com/spiritagents/spirit/internal/within"
 )
 
 // unchangedSince returns a test that says whether a file (absolute path)
@@ -62,7 +62,7 @@ func unchangedSince(root, rev string) (func(file string, data []byte) bool, erro
 // readIfExists returns the bytes of the file path of the repository root,
 // or nil when it does not exist.
 func readIfExists(root, path string) ([]byte, error) {
-	data, err := confine.ReadFile(root, path)
+	data, err := within.ReadFile(root, path)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	}

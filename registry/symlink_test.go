@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/spiritagents/spirit/internal/confine"
+	"github.com/spiritagents/spirit/internal/within"
 	"github.com/spiritagents/spirit/registry/registrytest"
 )
 
@@ -59,7 +59,7 @@ func TestCheckDoesNotFollowLinkedDetail(t *testing.T) {
 	if !errors.As(err, &pe) || !strings.Contains(pe.Problems[0].Message, "acme.multi/detail.json") || !strings.Contains(pe.Problems[0].Message, "leads out") {
 		t.Fatalf("want a problem naming the linked detail.json, got %v %+v", err, pe)
 	}
-	if _, err := Validate(ValidateOptions{Root: root}); !errors.Is(err, confine.ErrEscape) {
+	if _, err := Validate(ValidateOptions{Root: root}); !errors.Is(err, within.ErrEscape) {
 		t.Errorf("validate: %v", err)
 	}
 }
@@ -112,7 +112,7 @@ func TestAddDoesNotWriteThroughLinkedFolder(t *testing.T) {
 	const id = "spiritagent.system-message-demo"
 	symlink(t, outside, filepath.Join(root, "registry", "extensions", id))
 	_, err = Add(context.Background(), AddOptions{Root: root, Package: "@spiritagent/extension-system-message-demo", ID: id, NPM: newNPM(t, srv.URL, t.TempDir())})
-	if !errors.Is(err, confine.ErrEscape) || !strings.Contains(err.Error(), id) {
+	if !errors.Is(err, within.ErrEscape) || !strings.Contains(err.Error(), id) {
 		t.Errorf("want an error naming the linked folder, got %v", err)
 	}
 	if ents, _ := os.ReadDir(outside); len(ents) != 0 {

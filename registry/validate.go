@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 
-	"github.com/spiritagents/spirit/internal/confine"
+	"github.com/spiritagents/spirit/internal/within"
 )
 
 // ValidateOptions tune Validate.
@@ -41,7 +41,7 @@ func Validate(opts ValidateOptions) ([]Problem, error) {
 		ps = append(ps, Problem{File: file, Message: fmt.Sprintf(format, a...), Severity: SeverityError})
 	}
 	catalogPath := filepath.Join(root, "registry", "catalog.json")
-	catalogData, err := confine.ReadFile(root, catalogPath)
+	catalogData, err := within.ReadFile(root, catalogPath)
 	if errors.Is(err, fs.ErrNotExist) {
 		errorf(catalogPath, "registry/catalog.json is missing. Run ./scripts/build-catalog.sh to regenerate it.")
 	} else if err != nil {
@@ -57,16 +57,16 @@ func Validate(opts ValidateOptions) ([]Problem, error) {
 	for _, e := range entries {
 		id := e.ID()
 		readme := filepath.Join(extensionsDir(root), id, "README.md")
-		st, err := confine.Stat(root, readme)
-		if errors.Is(err, confine.ErrEscape) {
+		st, err := within.Stat(root, readme)
+		if errors.Is(err, within.ErrEscape) {
 			return nil, err
 		}
 		if err != nil || !st.Mode().IsRegular() {
 			errorf(readme, "registry/extensions/%s/README.md is missing.", id)
 		}
 		detail := filepath.Join(extensionsDir(root), id, "detail.json")
-		st, err = confine.Stat(root, detail)
-		if errors.Is(err, confine.ErrEscape) {
+		st, err = within.Stat(root, detail)
+		if errors.Is(err, within.ErrEscape) {
 			return nil, err
 		}
 		if err != nil || !st.Mode().IsRegular() {
@@ -75,7 +75,7 @@ func Validate(opts ValidateOptions) ([]Problem, error) {
 	}
 	var details []*Value
 	for _, f := range detailFiles {
-		data, err := confine.ReadFile(root, f)
+		data, err := within.ReadFile(root, f)
 		if err != nil {
 			return nil, err
 		}

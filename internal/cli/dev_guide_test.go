@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
-
 	"github.com/spiritagents/spirit/npm/npmtest"
 )
 
@@ -19,9 +18,10 @@ import (
 // headless machine: no D-Bus session bus, no dbus-launch, no choice of
 // secret store.
 func TestE2EAuthorGuide(t *testing.T) {
-	v := npmtest.Start(t)
+	t.Parallel() // its own Verdaccio and folders; it waits on npm and Node most of the time
 	_, file, _, _ := runtime.Caller(0)
 	repo := filepath.Join(filepath.Dir(file), "..", "..")
+	v := npmtest.Start(t)
 	v.PublishSpirit(t)
 	testscript.Run(t, testscript.Params{
 		Dir:                 "testdata/author",

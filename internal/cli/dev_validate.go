@@ -52,7 +52,7 @@ func (c *activateChecker) check(ctx context.Context, path string) []manifest.Pro
 		Paths:   p,
 		Getenv:  c.f.Getenv,
 		List:    func() ([]install.Installed, error) { return []install.Installed{ext}, nil },
-		Confine: newConfiner(c.f, p).Confine,
+		Sandbox: newExtSandbox(c.f, p).Wrap,
 
 		ActivateTimeout: c.timeout,
 	})

@@ -168,7 +168,7 @@ func runSync(ctx context.Context, opts *SyncOptions) error {
 	}
 	w := f.IO.Out
 	s := &syncer{f: f, opts: opts, paths: p,
-		nc: &npmClients{f: f, cacheDir: p.CacheDir(), offline: opts.Offline}}
+		nc: f.npmClients(p, opts.Offline, "")}
 	if opts.Check {
 		if len(drift) == 0 {
 			_, err := termtext.Fprintf(w, "The installs match %s.\n", opts.File)
@@ -215,7 +215,7 @@ type syncer struct {
 	opts  *SyncOptions
 	paths *paths.Paths
 	in    *install.Installer // nil for --check
-	nc    *npmClients
+	nc    *catalog.NPMClients
 	im    *installMarketplace
 }
 
@@ -226,7 +226,7 @@ func (s *syncer) adds(d install.Drift, artifact string) (*catalog.Additions, err
 	if err != nil {
 		return nil, err
 	}
-	return additionsOf(installed, artifact)
+	return catalog.AdditionsOf(installed, artifact)
 }
 
 // checkAdds prints, for --check, what replacing the installed version as
@@ -350,7 +350,7 @@ func (s *syncer) artifact(ctx context.Context, id string, e install.LockEntry) (
 		a.Path, a.ArchiveFileName = file, name
 		return a, nil
 	case install.KindNPM:
-		c, err := s.nc.client(e.NPMRegistry)
+		c, err := s.nc.Client(e.NPMRegistry)
 		if err != nil {
 			return nil, err
 		}
@@ -363,7 +363,7 @@ func (s *syncer) artifact(ctx context.Context, id string, e install.LockEntry) (
 			return nil, err
 		}
 		a := &install.Artifact{Kind: install.KindNPM, Path: tb.Path, Source: e.Source, ResolvedURL: res.TarballURL,
-			Integrity: tb.Integrity, InstallSource: install.SourceArchive, ArchiveFileName: tarballName(res.TarballURL), NPMRegistry: res.Registry}
+			Integrity: tb.Integrity, InstallSource: install.SourceArchive, ArchiveFileName: catalog.TarballName(res.TarballURL), NPMRegistry: res.Registry}
 		if tb.Temporary {
 			a.OnClose(func() { os.Remove(tb.Path) })
 		}

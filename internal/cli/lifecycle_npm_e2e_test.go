@@ -19,6 +19,7 @@ import (
 // outdated shows wanted and latest, update installs wanted, --latest
 // crosses the major, and an unreachable registry is a warning on its row.
 func TestE2ELifecycleNpm(t *testing.T) {
+	t.Parallel() // its own Verdaccio and folders; it waits on npm and Node most of the time
 	bin := spiritCommand(t)
 	v := npmtest.Start(t)
 	v.Publish(t, extPackage("e2e-life", "1.0.0"))

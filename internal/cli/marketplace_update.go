@@ -62,93 +62,6 @@ caches only.`,
 	return cmd
 }
 
-// statuses returns the catalog status of every installed extension the
-// marketplace knows, the installs, and the catalog's warnings. Adds holds
-// only the capabilities the details list; completeAdds reads the rest.
-func statuses(ctx context.Context, f *Factory, c *catalog.Client, host string) ([]catalog.Status, []install.Installed, []catalog.Warning, error) {
-	p, err := f.Paths()
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	installed, err := install.List(p)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	cat, err := c.Catalog(ctx)
-	if err != nil {
-		return nil, nil, nil, marketplaceError(err)
-	}
-	sts, err := c.Statuses(ctx, installed, host)
-	if err != nil {
-		return nil, nil, nil, marketplaceError(err)
-	}
-	return sts, installed, cat.Warnings, nil
-}
-
-// completeAdds completes the Adds of each outdated status from the newer
-// tarball's manifest, and returns a warning for each it cannot read.
-func completeAdds(ctx context.Context, c *catalog.Client, sts []catalog.Status, installed []install.Installed, allowSHA1 bool) []catalog.Warning {
-	var warnings []catalog.Warning
-	for i := range sts {
-		st := &sts[i]
-		if !st.Outdated {
-			continue
-		}
-		adds, err := fullAdditions(ctx, c, st, findInstalled(installed, st.ID), allowSHA1)
-		if err != nil {
-			warnings = append(warnings, catalog.Warning{Pointer: st.ID,
-				Message: "could not read " + st.Latest + " to see what it adds beyond capabilities: " + err.Error()})
-			continue
-		}
-		st.Adds = adds
-	}
-	return warnings
-}
-
-func findInstalled(list []install.Installed, id string) *install.Installed {
-	for i := range list {
-		if list[i].ID == id {
-			return &list[i]
-		}
-	}
-	return nil
-}
-
-// fullAdditions reads the tarball of st.Latest and diffs its manifest with
-// the installed one (capabilities against those recorded as granted).
-func fullAdditions(ctx context.Context, c *catalog.Client, st *catalog.Status, in *install.Installed, allowSHA1 bool) (*catalog.Additions, error) {
-	if in == nil {
-		return nil, errors.New("not installed")
-	}
-	prep, err := c.Prepare(ctx, st.ExtensionID, catalog.Selector{Version: st.Latest})
-	if err != nil {
-		return nil, err
-	}
-	tb, err := c.Tarball(ctx, prep, allowSHA1)
-	if err != nil {
-		return nil, err
-	}
-	if tb.Temporary {
-		defer os.Remove(tb.Path)
-	}
-	return additionsOf(in, tb.Path)
-}
-
-// additionsOf diffs the manifest of the tarball file with the installed
-// one (capabilities against those recorded as granted).
-func additionsOf(in *install.Installed, file string) (*catalog.Additions, error) {
-	m, err := catalog.PackageManifest(file)
-	if err != nil {
-		return nil, err
-	}
-	var granted []string
-	if in.Record != nil {
-		granted = in.Record.GrantedCapabilities
-	}
-	a := catalog.Diff(in.Manifest, m, granted)
-	return &a, nil
-}
-
 // consentTo asks whether replacing version from of id with version to may
 // add what adds lists (capabilities, tools, activation events, secret slots,
 // a tool's approval loosened): nil when it adds nothing, with yes (--yes), or
@@ -199,13 +112,15 @@ func runOutdated(ctx context.Context, opts *OutdatedOptions) error {
 	if err != nil {
 		return err
 	}
-	sts, installed, warnings, merr := statusesOrWarning(ctx, f, c, string(p.Host))
-	if installed == nil && merr != nil {
-		return merr
+	u := f.updater(c, p, opts.mo, opts.NPMRegistry)
+	u.AllowSHA1, u.CheckURLs = opts.AllowSHA1, opts.CheckURLs
+	o, err := u.Statuses(ctx)
+	if err != nil {
+		return err
 	}
-	nc := &npmClients{f: f, cacheDir: p.CacheDir(), registry: opts.NPMRegistry, offline: opts.mo.Offline, checkURLs: opts.CheckURLs}
-	rows := sourceStatuses(ctx, nc, installed)
-	warnings = append(warnings, completeAdds(ctx, c, sts, installed, opts.AllowSHA1)...)
+	u.CheckSources(ctx, o)
+	u.CompleteAdds(ctx, o)
+	sts, rows, warnings := o.Extensions, o.Sources, o.Warnings
 	if f.Global.JSON {
 		if sts == nil {
 			sts = []catalog.Status{}
@@ -214,48 +129,21 @@ func runOutdated(ctx context.Context, opts *OutdatedOptions) error {
 			warnings = []catalog.Warning{}
 		}
 		if rows == nil {
-			rows = []sourceStatus{}
+			rows = []catalog.SourceStatus{}
 		}
 		return writeJSON(f.IO.Out, struct {
-			Extensions []catalog.Status  `json:"extensions"`
-			Sources    []sourceStatus    `json:"sources"`
-			Warnings   []catalog.Warning `json:"warnings"`
+			Extensions []catalog.Status       `json:"extensions"`
+			Sources    []catalog.SourceStatus `json:"sources"`
+			Warnings   []catalog.Warning      `json:"warnings"`
 		}{sts, rows, warnings})
 	}
 	printWarnings(f.IO.ErrOut, warnings)
-	if merr == nil {
+	if o.CatalogErr == nil {
 		if err := printMarketplaceOutdated(f, sts); err != nil {
 			return err
 		}
 	}
 	return printSourceStatuses(f, rows, opts.mo.Offline)
-}
-
-// statusesOrWarning is statuses, with a marketplace index that cannot be
-// read turned into a warning (when a marketplace install needs it) and
-// the installs still listed. Only a failure to list the installs is
-// returned with installed nil.
-func statusesOrWarning(ctx context.Context, f *Factory, c *catalog.Client, host string) ([]catalog.Status, []install.Installed, []catalog.Warning, error) {
-	sts, installed, warnings, err := statuses(ctx, f, c, host)
-	if err == nil {
-		return sts, installed, warnings, nil
-	}
-	p, perr := f.Paths()
-	if perr != nil {
-		return nil, nil, nil, perr
-	}
-	list, lerr := install.List(p)
-	if lerr != nil {
-		return nil, nil, nil, lerr
-	}
-	for i := range list {
-		if install.KindOf(list[i].Record) == install.KindMarketplace {
-			warnings = append(warnings, catalog.Warning{Pointer: catalog.IndexName(c.Source()),
-				Message: "marketplace extensions not checked: " + err.Error()})
-			break
-		}
-	}
-	return nil, list, warnings, err
 }
 
 // printMarketplaceOutdated writes the marketplace part of outdated.
@@ -376,201 +264,77 @@ replaced version is kept for 'spirit extension rollback'.`,
 	return cmd
 }
 
-// updateResultJSON is one extension in `update --json`.
-type updateResultJSON struct {
-	ID       string             `json:"id"`
-	From     string             `json:"from"`
-	To       string             `json:"to,omitempty"`
-	Channel  string             `json:"channel,omitempty"`
-	Status   string             `json:"status"` // updated | up-to-date | refused | failed | skipped
-	Kind     string             `json:"kind,omitempty"`
-	Adds     *catalog.Additions `json:"adds,omitempty"`
-	Error    string             `json:"error,omitempty"`
-	Granted  []string           `json:"grantedCapabilities,omitempty"`
-	Rollback string             `json:"rollbackVersion,omitempty"`
-}
-
 func runUpdate(ctx context.Context, opts *UpdateOptions) error {
 	f := opts.f
 	c, p, err := f.marketplace(opts.mo)
 	if err != nil {
 		return err
 	}
-	host := string(p.Host)
-	sts, installed, warnings, merr := statusesOrWarning(ctx, f, c, host)
-	if installed == nil && merr != nil {
-		return merr
+	u := f.updater(c, p, opts.mo, opts.NPMRegistry)
+	u.AllowSHA1, u.Latest = opts.AllowSHA1, opts.Latest
+	ms := &marketplaceSource{f: f, c: c, host: string(p.Host), allowSHA1: opts.AllowSHA1,
+		consent: catalog.Consent{ReviewAcknowledged: opts.ReviewAcknowledged}}
+	u.Marketplace = ms.resolve
+	o, err := u.Statuses(ctx)
+	if err != nil {
+		return err
 	}
+	merr := marketplaceError(o.CatalogErr)
 	if !f.Global.JSON {
-		printWarnings(f.IO.ErrOut, warnings)
+		printWarnings(f.IO.ErrOut, o.Warnings)
 	}
-	if opts.Latest {
-		latestPastChannel(sts)
-	}
-	nc := &npmClients{f: f, cacheDir: p.CacheDir(), registry: opts.NPMRegistry, offline: opts.mo.Offline}
-	rows := sourceStatuses(ctx, nc, installed)
-	var targets []catalog.Status
-	var npmTargets []*sourceStatus
-	var skipped []updateResultJSON
+	u.CheckSources(ctx, o)
+	plan := &catalog.Plan{}
 	if opts.All {
-		for _, st := range sts {
-			if st.Outdated {
-				targets = append(targets, st)
-			}
+		plan = u.PlanAll(o)
+	}
+	for _, arg := range opts.IDs {
+		id, err := installedID(ctx, f, arg)
+		if err != nil {
+			return err
 		}
-		for i := range rows {
-			if rows[i].Kind == rowNPM && newer(rows[i].target(opts.Latest), rows[i].Current) {
-				npmTargets = append(npmTargets, &rows[i])
+		skip, err := plan.Add(o, id)
+		var nu *catalog.NotUpdatableError
+		switch {
+		case errors.As(err, &nu) && nu.CatalogErr != nil:
+			return merr
+		case err != nil:
+			in := findInstalled(o.Installed, id)
+			if origin := catalogOrigins(ctx, f)(id); in == nil && origin != nil {
+				in = findInstalled(o.Installed, origin.PackageName) // the item's package, installed from elsewhere
 			}
-		}
-	} else {
-		for _, arg := range opts.IDs {
-			id, err := installedID(ctx, f, arg)
-			if err != nil {
-				return err
+			if in != nil {
+				return withHint(fmt.Errorf("%s is installed from %s, not from the marketplace %s; update replaces only what that marketplace installed",
+					in.ID, install.DescribeOrigin(in.Entry, in.Record), catalog.IndexName(c.Source())),
+					"to replace it with the marketplace's version: 'spirit extension marketplace install "+id+" --replace'")
 			}
-			found := false
-			for _, st := range sts {
-				if st.ID == id || st.ExtensionID == id {
-					targets, found = append(targets, st), true
-					break
-				}
-			}
-			for i := range rows {
-				if found || rows[i].ID != id {
-					continue
-				}
-				found = true
-				if rows[i].Kind == rowNPM {
-					npmTargets = append(npmTargets, &rows[i])
-					continue
-				}
-				r := updateResultJSON{ID: id, From: rows[i].Current, Kind: rows[i].Kind, Status: "skipped"}
-				in := rows[i].in
-				r.Error = fmt.Sprintf("%s is installed from %s (%s); update does not replace %s installs",
-					id, install.DescribeOrigin(in.Entry, in.Record), rows[i].Kind, rows[i].Kind)
-				skipped = append(skipped, r)
-				if !f.Global.JSON {
-					termtext.Fprintf(f.IO.ErrOut, "Skipped: %s\nHint: to replace it with the marketplace's version: 'spirit extension marketplace install %s --replace'; to update it, install the new version with --replace\n", r.Error, id)
-				}
-			}
-			if !found && merr != nil {
-				return merr
-			}
-			if !found {
-				in := findInstalled(installed, id)
-				if o := catalogOrigins(ctx, f)(id); in == nil && o != nil {
-					in = findInstalled(installed, o.PackageName) // the item's package, installed from elsewhere
-				}
-				if in != nil {
-					return withHint(fmt.Errorf("%s is installed from %s, not from the marketplace %s; update replaces only what that marketplace installed",
-						in.ID, install.DescribeOrigin(in.Entry, in.Record), catalog.IndexName(c.Source())),
-						"to replace it with the marketplace's version: 'spirit extension marketplace install "+id+" --replace'")
-				}
-				return withHint(fmt.Errorf("%s is not an installed extension that the marketplace knows", id),
-					"see 'spirit extension outdated' for the extensions it knows")
-			}
+			return withHint(err, "see 'spirit extension outdated' for the extensions it knows")
+		case skip != nil && !f.Global.JSON:
+			termtext.Fprintf(f.IO.ErrOut, "Skipped: %s\nHint: to replace it with the marketplace's version: 'spirit extension marketplace install %s --replace'; to update it, install the new version with --replace\n", skip.Error, id)
 		}
 	}
 	in, err := f.installer(opts.LockTimeout)
 	if err != nil {
 		return err
 	}
-	results := append([]updateResultJSON{}, skipped...)
+	u.Installer = in
 	failed := 0
 	w := f.IO.Out
-	for _, st := range targets {
-		r := updateResultJSON{ID: st.ID, From: st.Installed, Channel: st.Channel, Adds: st.Adds}
-		if !st.Outdated {
-			r.Status = "up-to-date"
-			results = append(results, r)
-			if !f.Global.JSON {
-				termtext.Fprintf(w, "%s is up to date (%s, %s channel).\n", st.ID, st.Installed, st.Channel)
-			}
-			continue
-		}
-		r.To = st.Latest
-		res, adds, err := updateOne(ctx, opts, c, in, host, st, findInstalled(installed, st.ID))
-		if adds != nil {
-			r.Adds = adds
-		}
-		switch {
-		case err == nil:
-			r.Status = "updated"
-			r.Granted = res.Record.GrantedCapabilities
-			r.Rollback = res.Previous
-			if !f.Global.JSON {
-				termtext.Fprintf(w, "Updated %s %s → %s", st.ID, st.Installed, st.Latest)
-				if s := describeAdds(r.Adds); s != "" {
-					termtext.Fprintf(w, " (%s; granted)", s)
-				}
-				fmt.Fprintln(w)
-			}
-		case errors.Is(err, errNotConsented):
-			r.Status, r.Error = "refused", err.Error()
+	results := u.Apply(ctx, plan, o, updateAsk(f, opts.Yes), func(r catalog.UpdateResult) {
+		if r.Status == catalog.UpdateRefused || r.Status == catalog.UpdateFailed {
 			failed++
-			if !f.Global.JSON {
-				termtext.Fprintf(f.IO.ErrOut, "Error: %s: %v\nHint: pass --yes to accept what it adds\n", st.ID, err)
-			}
-		default:
-			r.Status, r.Error = "failed", err.Error()
-			failed++
-			if !f.Global.JSON {
-				termtext.Fprintf(f.IO.ErrOut, "Error: %s: %v\n", st.ID, err)
-				if h := hintOf(err); h != "" {
-					termtext.Fprintf(f.IO.ErrOut, "Hint: %s\n", h)
-				}
-			}
 		}
-		results = append(results, r)
-	}
-	for _, st := range npmTargets {
-		r := updateResultJSON{ID: st.ID, From: st.Current, Kind: rowNPM}
-		to := st.target(opts.Latest)
-		switch {
-		case st.Warning != "":
-			r.Status, r.Error = "failed", st.Warning
-		case !newer(to, st.Current):
-			r.Status = "up-to-date"
-			if !f.Global.JSON {
-				termtext.Fprintf(w, "%s is up to date (%s, wanted %s, latest %s).\n", st.ID, st.Current, st.Wanted, st.Latest)
-			}
-			results = append(results, r)
-			continue
+		if !f.Global.JSON {
+			printUpdate(f, r)
 		}
-		if r.Status == "" {
-			r.To = to
-			res, err := updateNPM(ctx, opts, nc, in, st)
-			if err != nil {
-				r.Status, r.Error = "failed", err.Error()
-				if errors.Is(err, errNotConsented) {
-					r.Status = "refused"
-				}
-			} else {
-				r.Status, r.Granted, r.Rollback = "updated", res.Record.GrantedCapabilities, res.Previous
-				if !f.Global.JSON {
-					termtext.Fprintf(w, "Updated %s %s → %s (npm %s)\n", st.ID, st.Current, to, res.Record.Source)
-				}
-			}
-		}
-		if r.Status != "updated" {
-			failed++
-			if !f.Global.JSON {
-				termtext.Fprintf(f.IO.ErrOut, "Error: %s: %s\n", st.ID, r.Error)
-				if r.Status == "refused" {
-					fmt.Fprintln(f.IO.ErrOut, "Hint: pass --yes to accept what it adds")
-				}
-			}
-		}
-		results = append(results, r)
-	}
+	})
 	if f.Global.JSON {
 		if err := writeJSON(w, struct {
-			Updates []updateResultJSON `json:"updates"`
+			Updates []catalog.UpdateResult `json:"updates"`
 		}{results}); err != nil {
 			return err
 		}
-	} else if len(targets) == 0 && len(npmTargets) == 0 && len(skipped) == 0 {
+	} else if len(plan.Marketplace) == 0 && len(plan.NPM) == 0 && len(plan.Skipped) == 0 {
 		fmt.Fprintln(w, "All marketplace extensions are up to date.")
 	}
 	if failed > 0 {
@@ -579,63 +343,75 @@ func runUpdate(ctx context.Context, opts *UpdateOptions) error {
 	return nil
 }
 
-var errNotConsented = errors.New("the update was not accepted")
-
-// latestPastChannel makes the index's default version the target of every
-// status where it is newer than both the installed version and the newest
-// of the channel followed; the install then follows the default's channel.
-func latestPastChannel(sts []catalog.Status) {
-	for i := range sts {
-		st := &sts[i]
-		base := st.Installed
-		if st.Latest != "" && catalog.Newer(st.Latest, base) {
-			base = st.Latest
+// printUpdate writes the outcome of one update: what changed to stdout, an
+// error and its hint to stderr.
+func printUpdate(f *Factory, r catalog.UpdateResult) {
+	w, ew := f.IO.Out, f.IO.ErrOut
+	if st := r.Marketplace; st != nil {
+		switch r.Status {
+		case catalog.UpdateUpToDate:
+			termtext.Fprintf(w, "%s is up to date (%s, %s channel).\n", st.ID, st.Installed, st.Channel)
+		case catalog.UpdateDone:
+			termtext.Fprintf(w, "Updated %s %s → %s", st.ID, st.Installed, st.Latest)
+			if s := describeAdds(r.Adds); s != "" {
+				termtext.Fprintf(w, " (%s; granted)", s)
+			}
+			fmt.Fprintln(w)
+		case catalog.UpdateRefused:
+			termtext.Fprintf(ew, "Error: %s: %v\nHint: pass --yes to accept what it adds\n", st.ID, r.Err)
+		default:
+			err := r.Err
+			if errors.Is(err, install.ErrIdentity) {
+				err = withHint(err, "the registry's tarball is not the package its catalog names; do not install it")
+			}
+			termtext.Fprintf(ew, "Error: %s: %v\n", st.ID, err)
+			if h := hintOf(err); h != "" {
+				termtext.Fprintf(ew, "Hint: %s\n", h)
+			}
 		}
-		if st.Default != "" && catalog.Newer(st.Default, base) {
-			st.Latest, st.Channel, st.Outdated = st.Default, st.DefaultChannel, true
+		return
+	}
+	st := r.NPM
+	switch r.Status {
+	case catalog.UpdateUpToDate:
+		termtext.Fprintf(w, "%s is up to date (%s, wanted %s, latest %s).\n", st.ID, st.Current, st.Wanted, st.Latest)
+	case catalog.UpdateDone:
+		termtext.Fprintf(w, "Updated %s %s → %s (npm %s)\n", st.ID, st.Current, r.To, r.Result.Record.Source)
+	default:
+		termtext.Fprintf(ew, "Error: %s: %s\n", st.ID, r.Error)
+		if r.Status == catalog.UpdateRefused {
+			fmt.Fprintln(ew, "Hint: pass --yes to accept what it adds")
 		}
 	}
 }
 
-// updateOne installs st.Latest over installed, after the install policy
-// and, when the downloaded version adds anything, the user's consent. It
-// returns what the version adds, once it is known.
-func updateOne(ctx context.Context, opts *UpdateOptions, c *catalog.Client, in *install.Installer, host string, st catalog.Status, installed *install.Installed) (*install.Result, *catalog.Additions, error) {
-	f := opts.f
-	if installed == nil {
-		return nil, nil, fmt.Errorf("%s is not installed", st.ID)
+var errNotConsented = catalog.ErrNotConsented
+
+// updateAsk answers the update's questions: with yes (--yes) every one;
+// a major version crossed with --latest is asked only at a terminal (else
+// accepted); what an update adds is asked by consentTo.
+func updateAsk(f *Factory, yes bool) catalog.Ask {
+	return func(q catalog.Question) error {
+		if !q.MajorChange {
+			return consentTo(f, yes, q.ID, q.From, q.To, q.Adds)
+		}
+		if yes || !f.IO.CanPrompt() {
+			return nil
+		}
+		if ok, _ := f.IO.Prompter().Confirm("Updating %s %s → %s crosses a major version. Continue?", q.ID, q.From, q.To); !ok {
+			return fmt.Errorf("%w: %s crosses a major version", errNotConsented, q.To)
+		}
+		return nil
 	}
-	if opts.Latest && major(st.Latest) != major(st.Installed) && !opts.Yes && f.IO.CanPrompt() {
-		if ok, _ := f.IO.Prompter().Confirm("Updating %s %s → %s crosses a major version. Continue?", st.ID, st.Installed, st.Latest); !ok {
-			return nil, nil, fmt.Errorf("%w: %s crosses a major version", errNotConsented, st.Latest)
+}
+
+func findInstalled(list []install.Installed, id string) *install.Installed {
+	for i := range list {
+		if list[i].ID == id {
+			return &list[i]
 		}
 	}
-	var adds *catalog.Additions
-	ms := &marketplaceSource{f: f, c: c, host: host, allowSHA1: opts.AllowSHA1,
-		consent: catalog.Consent{ReviewAcknowledged: opts.ReviewAcknowledged},
-		check: func(_ *catalog.Prepared, tarball string) error {
-			// Consent is asked for what the bytes about to be installed add.
-			a, err := additionsOf(installed, tarball)
-			if err != nil {
-				return err
-			}
-			adds = a
-			return consentTo(f, opts.Yes, st.ID, st.Installed, st.Latest, a)
-		}}
-	art, err := ms.resolver().ResolveMarketplace(ctx, install.MarketplaceRef{ID: st.ExtensionID, Version: st.Latest})
-	if err != nil {
-		return nil, adds, err
-	}
-	defer art.Close()
-	req := art.Request(true, false)
-	req.Channel = st.Channel
-	owner := catalog.OriginOf(c.Source(), ms.prepared.Item)
-	req.Owner = &owner
-	res, err := in.Install(ctx, req)
-	if errors.Is(err, install.ErrIdentity) {
-		return nil, adds, withHint(err, "the registry's tarball is not the package its catalog names; do not install it")
-	}
-	return res, adds, err
+	return nil
 }
 
 // marketplaceFlags says, per installed id, what the cached marketplace index
@@ -713,20 +489,7 @@ func (s *marketplaceSource) resolve(ctx context.Context, ref install.Marketplace
 			return nil, err
 		}
 	}
-	a := &install.Artifact{
-		Path:             tb.Path,
-		MarketplaceIndex: catalog.IndexName(s.c.Source()),
-		Source:           install.MarketplacePrefix + prep.Item.ExtensionID + "@" + prep.Version.Version,
-		ResolvedURL:      prep.TarballLocation(),
-		Integrity:        tb.Integrity,
-		ArchiveFileName:  prep.SourceFileName,
-		MarketplaceID:    prep.Item.ExtensionID, Channel: prep.Version.Channel, ReviewStatus: prep.Version.ReviewStatus,
-		ExpectName: prep.Item.PackageName, ExpectVersion: prep.Version.Version,
-	}
-	if tb.Temporary {
-		a.OnClose(func() { os.Remove(tb.Path) })
-	}
-	return a, nil
+	return s.c.Artifact(prep, tb), nil
 }
 
 // resolver returns the install.Resolver that resolves through s.

@@ -54,18 +54,19 @@ func TestUpdateOneDownloadsOnlyIt(t *testing.T) {
 	}
 }
 
-// TestFullAdditionsNotInstalled: nothing is downloaded for an extension
+// TestCompleteAddsNotInstalled: nothing is downloaded for an extension
 // that is not installed.
-func TestFullAdditionsNotInstalled(t *testing.T) {
+func TestCompleteAddsNotInstalled(t *testing.T) {
 	_, srv, log := twoOutdated(t)
 	before := log.tarballs()["/tarballs/fixture.a-1.1.0.tgz"]
 	c, err := catalog.New(catalog.Options{Source: srv.URL, CacheDir: filepath.Join(t.TempDir(), "cache"), HTTPClient: srv.Client()})
 	if err != nil {
 		t.Fatal(err)
 	}
-	st := &catalog.Status{ID: "@fixture/a", ExtensionID: "fixture.a", Installed: "1.0.0", Latest: "1.1.0", Outdated: true}
-	if _, err := fullAdditions(context.Background(), c, st, nil, false); err == nil || !strings.Contains(err.Error(), "not installed") {
-		t.Errorf("err = %v", err)
+	o := &catalog.Outdated{Extensions: []catalog.Status{{ID: "@fixture/a", ExtensionID: "fixture.a", Installed: "1.0.0", Latest: "1.1.0", Outdated: true}}}
+	(&catalog.Updater{Catalog: c}).CompleteAdds(context.Background(), o)
+	if len(o.Warnings) != 1 || !strings.Contains(o.Warnings[0].Message, "not installed") {
+		t.Errorf("warnings = %v", o.Warnings)
 	}
 	if n := log.tarballs()["/tarballs/fixture.a-1.1.0.tgz"]; n != before {
 		t.Errorf("the tarball of an extension that is not installed was downloaded (%d requests)", n-before)

@@ -54,8 +54,8 @@ type MCPServeOptions struct {
 	// Dev are the --dev package directories, served as if installed and
 	// watched for edits.
 	Dev []string
-	// Confiner makes the sandbox for the extensions; nil runs them unconfined.
-	Confiner func(*paths.Paths) *confiner
+	// Sandbox makes the sandbox for the extensions; nil runs them unconfined.
+	Sandbox func(*paths.Paths) *extSandbox
 
 	// ready, when set, is told the HTTP address once it listens (tests).
 	ready func(addr string)
@@ -63,7 +63,7 @@ type MCPServeOptions struct {
 
 func newCmdMCPServe(f *Factory, runF func(*MCPServeOptions) error) *cobra.Command {
 	opts := &MCPServeOptions{IO: f.IO, Paths: f.Paths, Getenv: f.Getenv,
-		Confiner: func(p *paths.Paths) *confiner { return newConfiner(f, p) }}
+		Sandbox: func(p *paths.Paths) *extSandbox { return newExtSandbox(f, p) }}
 	cmd := &cobra.Command{
 		Use:   "serve",
 		Short: "Serve the tools of installed extensions as an MCP server",
@@ -142,7 +142,7 @@ func runMCPServe(ctx context.Context, opts *MCPServeOptions) error {
 	// Standard input may be the protocol, so the file keyring is never
 	// unlocked by a prompt here: SPIRIT_KEYRING_PASSWORD or nothing.
 	secrets := openSecrets(opts.Getenv, ios.ErrOut, p.DataDir, nil)
-	ropts := exthost.Options{Paths: p, Getenv: opts.Getenv, Secrets: secrets, CallTimeout: opts.Timeout, Confine: confineWith(opts.Confiner, p),
+	ropts := exthost.Options{Paths: p, Getenv: opts.Getenv, Secrets: secrets, CallTimeout: opts.Timeout, Sandbox: sandboxHook(opts.Sandbox, p),
 		IdleTimeout: opts.IdleTimeout}
 	if err := withDev(ios.ErrOut, p, opts.Dev, &ropts); err != nil {
 		return err
@@ -199,10 +199,10 @@ func runMCPServe(ctx context.Context, opts *MCPServeOptions) error {
 	return srv.ServeHTTP(ctx, ln, token)
 }
 
-// confineWith is the runtime's Confine hook from an optional confiner maker.
-func confineWith(mk func(*paths.Paths) *confiner, p *paths.Paths) func(context.Context, *install.Installed, *exec.Cmd) error {
+// sandboxHook is exthost.Options.Sandbox from an optional maker of the CLI's sandbox.
+func sandboxHook(mk func(*paths.Paths) *extSandbox, p *paths.Paths) func(context.Context, *install.Installed, *exec.Cmd) error {
 	if mk == nil {
 		return nil
 	}
-	return mk(p).Confine
+	return mk(p).Wrap
 }

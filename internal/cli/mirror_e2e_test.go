@@ -24,6 +24,7 @@ import (
 // downloads leaves the old mirror usable, and with every server stopped
 // the mirror installs from its folder and over a static HTTP server.
 func TestE2EMirror(t *testing.T) {
+	t.Parallel() // its own Verdaccio and folders; it waits on npm and Node most of the time
 	bin := spiritCommand(t)
 	v := npmtest.Start(t)
 	v.Publish(t, extPackage("mirror-ext", "1.0.0"), extPackage("mirror-ext", "1.1.0"), extPackage("mirror-bad", "1.0.0"),

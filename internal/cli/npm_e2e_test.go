@@ -32,6 +32,7 @@ func extPackage(name, version string) npmtest.Package {
 // publish` and installs them with the real spirit binary:
 // `spirit extension install npm:…`, NAME@RANGE and @scope/name.
 func TestE2ENpmInstall(t *testing.T) {
+	t.Parallel() // its own Verdaccio and folders; it waits on npm and Node most of the time
 	bin := spiritCommand(t)
 	help, _ := exec.Command(bin, "extension", "install", "--help").CombinedOutput()
 	for _, flag := range []string{"--npm-registry", "--offline"} {

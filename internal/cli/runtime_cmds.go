@@ -40,7 +40,7 @@ func newHost(f *Factory, callTimeout time.Duration, dev []string, tune ...func(*
 		Getenv:      f.Getenv,
 		Secrets:     newSecrets(f, p.DataDir),
 		CallTimeout: callTimeout,
-		Confine:     newConfiner(f, p).Confine,
+		Sandbox:     newExtSandbox(f, p).Wrap,
 	}
 	if err := withDev(f.IO.ErrOut, p, dev, &ropts); err != nil {
 		return nil, err

@@ -73,11 +73,11 @@ func sandboxStatus(ctx context.Context, f *Factory) (sandbox.Status, error) {
 	return sandbox.Probe(ctx, f.Getenv)
 }
 
-// confiner runs each extension of p in the sandbox with its grants. It
+// extSandbox runs each extension of p in the sandbox with its grants. It
 // probes the sandbox once, reads the grants at each start (so a change is
 // seen by a long `mcp serve`), and says once per run on stderr when
 // extensions run unconfined.
-type confiner struct {
+type extSandbox struct {
 	f *Factory
 	p *paths.Paths
 
@@ -89,12 +89,12 @@ type confiner struct {
 	warned map[string]bool
 }
 
-func newConfiner(f *Factory, p *paths.Paths) *confiner {
-	return &confiner{f: f, p: p, warned: map[string]bool{}}
+func newExtSandbox(f *Factory, p *paths.Paths) *extSandbox {
+	return &extSandbox{f: f, p: p, warned: map[string]bool{}}
 }
 
 // warn prints msg on stderr the first time key is seen.
-func (c *confiner) warn(key, msg string) {
+func (c *extSandbox) warn(key, msg string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.warned[key] {
@@ -104,8 +104,8 @@ func (c *confiner) warn(key, msg string) {
 	fmt.Fprintln(c.f.IO.ErrOut, "warning: "+msg)
 }
 
-// Confine is exthost.Options.Confine.
-func (c *confiner) Confine(ctx context.Context, ext *install.Installed, cmd *exec.Cmd) error {
+// Wrap is exthost.Options.Sandbox: it rewrites cmd to run ext in the sandbox with its grants.
+func (c *extSandbox) Wrap(ctx context.Context, ext *install.Installed, cmd *exec.Cmd) error {
 	c.once.Do(func() { c.status, c.err = sandboxStatus(ctx, c.f) })
 	if c.err != nil {
 		return c.err

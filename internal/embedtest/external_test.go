@@ -1,6 +1,8 @@
-// Package embedtest holds the test that spirit's Go API works from another
+// Package embedtest holds the tests that spirit's Go API works from another
 // module: a module outside this one, with a replace directive pointing here,
-// compiles and runs the embedding example of docs/mcp.md.
+// compiles and runs the embedding example of docs/mcp.md and compiles a use of
+// every public package; and no exported identifier of a public package
+// names an internal type.
 package embedtest
 
 import (
@@ -27,6 +29,10 @@ func TestExternalModuleRunsReadmeExample(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	public, err := os.ReadFile("testdata/public.go.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
 	sum, err := os.ReadFile(filepath.Join(repo, "go.sum"))
 	if err != nil {
 		t.Fatal(err)
@@ -34,7 +40,7 @@ func TestExternalModuleRunsReadmeExample(t *testing.T) {
 	gomod := "module example.com/embed\n\ngo 1.26\n\n" +
 		"require github.com/spiritagents/spirit v0.0.0\n\n" +
 		"replace github.com/spiritagents/spirit => " + repo + "\n"
-	for name, data := range map[string][]byte{"go.mod": []byte(gomod), "go.sum": sum, "main.go": src} {
+	for name, data := range map[string][]byte{"go.mod": []byte(gomod), "go.sum": sum, "main.go": src, "public.go": public} {
 		if err := os.WriteFile(filepath.Join(mod, name), data, 0o644); err != nil {
 			t.Fatal(err)
 		}

@@ -40,7 +40,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/spiritagents/spirit/internal/confine"
+	"github.com/spiritagents/spirit/internal/within"
 )
 
 // FileName is the name of the record in the output folder.
@@ -104,7 +104,7 @@ type file struct {
 // output names are those allowed accepts. dir must exist.
 func Open(dir, writer string, allowed func(name string) bool) (*Record, error) {
 	r := &Record{dir: dir, writer: writer, allowed: allowed, files: map[string]bool{}}
-	f, err := confine.Open(dir, FileName)
+	f, err := within.Open(dir, FileName)
 	if errors.Is(err, fs.ErrNotExist) {
 		return r, nil
 	}
@@ -216,10 +216,10 @@ func (r *Record) Finish(names []string) ([]string, error) {
 		if keep[n] {
 			continue
 		}
-		err := confine.Remove(r.dir, filepath.FromSlash(n))
+		err := within.Remove(r.dir, filepath.FromSlash(n))
 		// Gone already, or under a link out of the folder (claimed, then
 		// refused by the write): nothing of ours to remove.
-		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, confine.ErrEscape) {
+		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, within.ErrEscape) {
 			continue
 		}
 		if err != nil {
@@ -232,7 +232,7 @@ func (r *Record) Finish(names []string) ([]string, error) {
 	}
 	// Deepest first; a folder that is not empty stays.
 	for _, d := range slices.Backward(slices.Sorted(maps.Keys(dirs))) {
-		_ = confine.Remove(r.dir, filepath.FromSlash(d))
+		_ = within.Remove(r.dir, filepath.FromSlash(d))
 	}
 	if maps.Equal(keep, r.files) {
 		return removed, nil
@@ -248,7 +248,7 @@ func (r *Record) save() error {
 	if err != nil {
 		return err
 	}
-	if err := confine.WriteFile(r.dir, FileName, append(data, '\n'), 0o644); err != nil {
+	if err := within.WriteFile(r.dir, FileName, append(data, '\n'), 0o644); err != nil {
 		return fmt.Errorf("writing %s: %w", filepath.Join(r.dir, FileName), err)
 	}
 	return nil

@@ -21,8 +21,8 @@ import (
 
 	"github.com/spiritagents/spirit/catalog"
 	"github.com/spiritagents/spirit/catalog/verify"
-	"github.com/spiritagents/spirit/internal/confine"
 	"github.com/spiritagents/spirit/internal/outputs"
+	"github.com/spiritagents/spirit/internal/within"
 	"github.com/spiritagents/spirit/npm"
 )
 
@@ -322,7 +322,7 @@ func fetchTarball(ctx context.Context, opts Options, rec *outputs.Record, res *R
 // verifyLocal checks the tarball already at rel in the mirror against v's
 // integrity, with the npm client's own verification over an os.Root.
 func verifyLocal(ctx context.Context, opts Options, it *catalog.Item, v *catalog.Version, rel string) error {
-	if _, err := confine.Stat(opts.Out, filepath.FromSlash(rel)); err != nil {
+	if _, err := within.Stat(opts.Out, filepath.FromSlash(rel)); err != nil {
 		return err
 	}
 	root, err := os.OpenRoot(opts.Out)
@@ -393,7 +393,7 @@ func copyIn(out, rel, src string) error {
 // keepRemoved adds to exts the items and versions of the mirror already
 // in out that the new selection lacks.
 func keepRemoved(out string, exts []*mirrored) []*mirrored {
-	data, err := confine.ReadFile(out, "catalog.json")
+	data, err := within.ReadFile(out, "catalog.json")
 	if err != nil {
 		return exts
 	}
@@ -409,7 +409,7 @@ func keepRemoved(out string, exts []*mirrored) []*mirrored {
 		if !safeSegment().MatchString(it.ExtensionID) {
 			continue
 		}
-		b, err := confine.ReadFile(out, filepath.FromSlash("extensions/"+it.ExtensionID+"/detail.json"))
+		b, err := within.ReadFile(out, filepath.FromSlash("extensions/"+it.ExtensionID+"/detail.json"))
 		if err != nil {
 			continue
 		}
@@ -422,7 +422,7 @@ func keepRemoved(out string, exts []*mirrored) []*mirrored {
 			m = &mirrored{item: it, detail: *d}
 			m.detail.Warnings = nil
 			if d.ReadmePath != "" {
-				m.readme, _ = confine.ReadFile(out, filepath.FromSlash(d.ReadmePath))
+				m.readme, _ = within.ReadFile(out, filepath.FromSlash(d.ReadmePath))
 			}
 			exts = append(exts, m)
 			byID[it.ExtensionID] = m
@@ -448,11 +448,11 @@ func write(out string, rec *outputs.Record, exts []*mirrored, res *Result, signe
 	var details []string
 	put := func(name string, data []byte) error {
 		keep[name] = true
-		old, err := confine.ReadFile(out, filepath.FromSlash(name))
+		old, err := within.ReadFile(out, filepath.FromSlash(name))
 		if err == nil && bytes.Equal(old, data) {
 			return nil
 		}
-		if err := confine.WriteFile(out, filepath.FromSlash(name), data, 0o644); err != nil {
+		if err := within.WriteFile(out, filepath.FromSlash(name), data, 0o644); err != nil {
 			return fmt.Errorf("writing mirror file %s: %w", name, err)
 		}
 		res.Written = append(res.Written, name)

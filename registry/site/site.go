@@ -20,8 +20,8 @@ import (
 	"time"
 
 	"github.com/spiritagents/spirit/catalog"
-	"github.com/spiritagents/spirit/internal/confine"
 	"github.com/spiritagents/spirit/internal/outputs"
+	"github.com/spiritagents/spirit/internal/within"
 )
 
 //go:embed templates/*.html assets/*
@@ -405,12 +405,12 @@ func (res *Result) write(out string) error {
 		return err
 	}
 	for _, name := range names {
-		old, err := confine.ReadFile(out, filepath.FromSlash(name))
+		old, err := within.ReadFile(out, filepath.FromSlash(name))
 		if err == nil && bytes.Equal(old, res.files[name]) {
 			res.Unchanged++
 			continue
 		}
-		if err := confine.WriteFile(out, filepath.FromSlash(name), res.files[name], 0o644); err != nil {
+		if err := within.WriteFile(out, filepath.FromSlash(name), res.files[name], 0o644); err != nil {
 			return fmt.Errorf("writing site file %s: %w", name, err)
 		}
 		res.Written = append(res.Written, name)

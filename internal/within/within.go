@@ -1,11 +1,11 @@
-// Package confine reads and writes files of a folder that came from
+// Package within reads and writes files of a folder that came from
 // outside (a marketplace folder or git clone, a registry repository)
 // through an os.Root opened on that folder, so that a symbolic link
 // leading out of it is never followed: the operation fails with an
 // *EscapeError naming the entry. Links that stay inside are followed.
 //
 // Names may be absolute paths inside the folder or relative to it.
-package confine
+package within
 
 import (
 	"crypto/rand"
