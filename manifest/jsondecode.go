@@ -1,7 +1,6 @@
 package manifest
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
@@ -22,7 +21,7 @@ func decodeJSON(data []byte) (any, error) {
 	if !utf8.Valid(data) {
 		return nil, &jsonError{msg: "the file is not UTF-8 text", offset: -1}
 	}
-	v, err := jsontok.Decode[any](data, MaxDepth, schemaValues{})
+	v, err := jsontok.Decode[any](data, MaxDepth, jsontok.GoValues{})
 	var se *jsontok.SyntaxError
 	switch {
 	case err == nil:
@@ -33,27 +32,6 @@ func decodeJSON(data []byte) (any, error) {
 		return nil, &jsonError{msg: fmt.Sprintf("invalid character %s after top-level value", quoteChar(se.Byte)), offset: se.Offset}
 	}
 	return nil, &jsonError{msg: se.Error(), offset: se.Offset}
-}
-
-// schemaValues builds the values of decodeJSON.
-type schemaValues struct{}
-
-func (schemaValues) String(s string) any { return s }
-
-func (schemaValues) Number(literal []byte) any { return json.Number(literal) }
-
-func (schemaValues) Bool(b bool) any { return b }
-
-func (schemaValues) Null() any { return nil }
-
-func (schemaValues) Array(elems []any) any { return append(make([]any, 0, len(elems)), elems...) }
-
-func (schemaValues) Object(keys []string, values []any) any {
-	m := make(map[string]any, len(keys))
-	for i, k := range keys {
-		m[k] = values[i]
-	}
-	return m
 }
 
 // jsonError says what is wrong and at which byte offset (-1: none).

@@ -37,7 +37,7 @@ func BenchmarkScan(b *testing.B) {
 func BenchmarkDecode(b *testing.B) {
 	data := benchData(b)
 	for b.Loop() {
-		if _, err := Decode[any](data, 64, goValues{}); err != nil {
+		if _, err := Decode[any](data, 64, GoValues{}); err != nil {
 			b.Fatal(err)
 		}
 	}

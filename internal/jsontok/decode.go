@@ -1,6 +1,7 @@
 package jsontok
 
 import (
+	"encoding/json"
 	"unicode/utf16"
 	"unicode/utf8"
 )
@@ -25,12 +26,8 @@ func (s *Scanner) Text(t Token) string {
 			b = append(b, c)
 			i++
 		default:
-			r, size := utf8.DecodeRune(inner[i:])
-			if r == utf8.RuneError && size == 1 {
-				b = utf8.AppendRune(b, utf8.RuneError)
-			} else {
-				b = append(b, inner[i:i+size]...)
-			}
+			r, size := utf8.DecodeRune(inner[i:]) // U+FFFD for a byte that is not UTF-8
+			b = utf8.AppendRune(b, r)
 			i += size
 		}
 	}
@@ -104,6 +101,29 @@ type Builder[V any] interface {
 	Object(names []string, values []V) V
 	// Array gets the elements; the slice is reused after the call.
 	Array(elems []V) V
+}
+
+// GoValues builds the values encoding/json's Decoder builds into an any
+// with UseNumber: map[string]any (a repeated name keeps its last value),
+// []any, string, json.Number, bool and nil.
+type GoValues struct{}
+
+func (GoValues) String(s string) any { return s }
+
+func (GoValues) Number(literal []byte) any { return json.Number(literal) }
+
+func (GoValues) Bool(b bool) any { return b }
+
+func (GoValues) Null() any { return nil }
+
+func (GoValues) Array(elems []any) any { return append(make([]any, 0, len(elems)), elems...) }
+
+func (GoValues) Object(names []string, values []any) any {
+	m := make(map[string]any, len(names))
+	for i, n := range names {
+		m[n] = values[i]
+	}
+	return m
 }
 
 // Decode reads the one JSON value data holds, white space around it

@@ -173,26 +173,23 @@ func (s *Scanner) Next() (Token, error) {
 		}
 		s.pos++
 		s.skipSpace()
-	case afterMember:
-		switch c {
-		case ',':
-			s.pos++
-			s.skipSpace()
-			return s.name()
-		case '}':
-			return s.close(EndObject)
+	case afterMember, afterElement:
+		closer, end, context := byte('}'), EndObject, "after object key:value pair"
+		if s.state == afterElement {
+			closer, end, context = ']', EndArray, "after array element"
 		}
-		return s.fail(BadByte, "after object key:value pair")
-	case afterElement:
 		switch c {
 		case ',':
 			s.pos++
 			s.skipSpace()
+			if end == EndObject {
+				return s.name()
+			}
 			return s.value()
-		case ']':
-			return s.close(EndArray)
+		case closer:
+			return s.close(end)
 		}
-		return s.fail(BadByte, "after array element")
+		return s.fail(BadByte, context)
 	case afterTop, done:
 		return s.fail(AfterValue, "after top-level value")
 	case wantValueOrEnd:

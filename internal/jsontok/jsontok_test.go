@@ -10,23 +10,6 @@ import (
 	"testing"
 )
 
-// goValues builds the values encoding/json decodes into an any with
-// UseNumber: a repeated name keeps its last value.
-type goValues struct{}
-
-func (goValues) String(s string) any   { return s }
-func (goValues) Number(lit []byte) any { return json.Number(lit) }
-func (goValues) Bool(b bool) any       { return b }
-func (goValues) Null() any             { return nil }
-func (goValues) Array(elems []any) any { return append(make([]any, 0, len(elems)), elems...) }
-func (goValues) Object(names []string, values []any) any {
-	m := make(map[string]any, len(names))
-	for i, n := range names {
-		m[n] = values[i]
-	}
-	return m
-}
-
 // reference reads data with encoding/json's decoder, and refuses data
 // after the value with the message and offset of encoding/json's scanner.
 // It returns the value, or the error message and the offset of the byte
@@ -58,7 +41,7 @@ func reference(data []byte) (v any, msg string, offset int) {
 func check(t *testing.T, data []byte) {
 	t.Helper()
 	want, wantMsg, wantOffset := reference(data)
-	got, err := Decode[any](data, 10000, goValues{})
+	got, err := Decode[any](data, 10000, GoValues{})
 	if wantMsg == "" {
 		if err != nil {
 			t.Fatalf("Decode(%q): %v; encoding/json accepts it", data, err)
@@ -128,11 +111,11 @@ func TestDecodeAgreesWithEncodingJSON(t *testing.T) {
 func TestDepth(t *testing.T) {
 	for _, max := range []int{1, 64, 65, 512, 600} {
 		ok := strings.Repeat("[", max) + strings.Repeat("]", max)
-		if _, err := Decode[any]([]byte(ok), max, goValues{}); err != nil {
+		if _, err := Decode[any]([]byte(ok), max, GoValues{}); err != nil {
 			t.Errorf("depth %d, limit %d: %v", max, max, err)
 		}
 		deep := strings.Repeat(`{"a":[`, max) + "1" + strings.Repeat("]}", max)
-		_, err := Decode[any]([]byte(deep), max, goValues{})
+		_, err := Decode[any]([]byte(deep), max, GoValues{})
 		brackets := 0
 		passing := strings.IndexFunc(deep, func(r rune) bool {
 			if r == '{' || r == '[' {
@@ -146,7 +129,7 @@ func TestDepth(t *testing.T) {
 		}
 	}
 	// the bracket that passes the limit is the error's byte
-	_, err := Decode[any]([]byte(`[[[[]]]]`), 3, goValues{})
+	_, err := Decode[any]([]byte(`[[[[]]]]`), 3, GoValues{})
 	if se := (*SyntaxError)(nil); !errors.As(err, &se) || se.Offset != 3 || se.Error() != "nesting is deeper than 3 levels" {
 		t.Errorf("got %v", err)
 	}
@@ -171,7 +154,7 @@ func TestErrorCauses(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := Decode[any]([]byte(tt.in), 3, goValues{})
+			_, err := Decode[any]([]byte(tt.in), 3, GoValues{})
 			var se *SyntaxError
 			if !errors.As(err, &se) || se.Cause != tt.cause || se.Offset != tt.offset || se.StringStart != tt.start {
 				t.Errorf("got %v: %+v", err, se)
