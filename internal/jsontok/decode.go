@@ -132,11 +132,11 @@ func (GoValues) Object(names []string, values []any) any {
 func Decode[V any](data []byte, maxDepth int, b Builder[V]) (V, error) {
 	var zero V
 	s := NewScanner(data, maxDepth)
+	type open struct{ values, names int } // where an open container's values and names start
 	var (
 		values []V      // the members and elements of the open containers
 		names  []string // the names of the open objects' members
-		opened []int    // where each open container's values start in values
-		named  []int    // where each open object's names start in names
+		opened []open
 	)
 	for {
 		t, err := s.Next()
@@ -145,24 +145,20 @@ func Decode[V any](data []byte, maxDepth int, b Builder[V]) (V, error) {
 		}
 		var v V
 		switch t.Kind {
-		case BeginObject:
-			named = append(named, len(names))
-			fallthrough
-		case BeginArray:
-			opened = append(opened, len(values))
+		case BeginObject, BeginArray:
+			opened = append(opened, open{len(values), len(names)})
 			continue
 		case Name:
 			names = append(names, s.Text(t))
 			continue
-		case EndObject:
-			from, nameFrom := opened[len(opened)-1], named[len(named)-1]
-			v = b.Object(names[nameFrom:], values[from:])
-			values, names = values[:from], names[:nameFrom]
-			opened, named = opened[:len(opened)-1], named[:len(named)-1]
-		case EndArray:
-			from := opened[len(opened)-1]
-			v = b.Array(values[from:])
-			values, opened = values[:from], opened[:len(opened)-1]
+		case EndObject, EndArray:
+			o := opened[len(opened)-1]
+			if t.Kind == EndObject {
+				v = b.Object(names[o.names:], values[o.values:])
+			} else {
+				v = b.Array(values[o.values:])
+			}
+			values, names, opened = values[:o.values], names[:o.names], opened[:len(opened)-1]
 		case String:
 			v = b.String(s.Text(t))
 		case Number:
