@@ -134,3 +134,24 @@ func BenchmarkRegistry(b *testing.B) {
 		srv.Close()
 	}
 }
+
+// BenchmarkParseValue measures the JSON reader alone on the documents a
+// build reads most: a packument of four versions and an entry.
+func BenchmarkParseValue(b *testing.B) {
+	root, docs := benchRepo(b, 1)
+	entry, err := os.ReadFile(filepath.Join(root, "registry", "extensions", "bench.ext-00000", "entry.json"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	for name, data := range map[string][]byte{"packument": docs["@bench/ext-00000"], "entry": entry} {
+		b.Run(name, func(b *testing.B) {
+			b.SetBytes(int64(len(data)))
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := ParseValue(data); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

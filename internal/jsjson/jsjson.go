@@ -18,13 +18,13 @@ package jsjson
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"math"
 	"slices"
 	"strconv"
 	"unicode/utf8"
+
+	"github.com/spiritagents/spirit/internal/jsontok"
 )
 
 // MaxDepth is the deepest nesting Parse accepts.
@@ -119,86 +119,40 @@ func (e *SyntaxError) Error() string { return "invalid JSON: " + e.Err.Error() }
 func (e *SyntaxError) Unwrap() error { return e.Err }
 
 // Parse reads one JSON value as JSON.parse does. Values are Object, []any,
-// string, float64, bool and nil.
+// string, float64, bool and nil. Strings are unescaped as encoding/json
+// unescapes them (invalid UTF-8 and lone surrogates become U+FFFD); numbers
+// out of range become infinities, as in JavaScript.
 func Parse(data []byte) (any, error) {
-	if json.Valid(data) {
-		if v, ok := parseValid(data); ok {
-			return v, nil
-		}
-	}
-	return parseTokens(data)
-}
-
-// parseTokens is Parse through json.Decoder.Token, which also says what is
-// wrong with bytes that are not JSON.
-func parseTokens(data []byte) (any, error) {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	v, err := parseValue(dec, 0)
+	v, err := jsontok.Decode[any](data, MaxDepth, jsValues{})
 	if err != nil {
-		return nil, &SyntaxError{Err: err}
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		if err == nil {
-			err = errors.New("data after the JSON value")
-		}
 		return nil, &SyntaxError{Err: err}
 	}
 	return v, nil
 }
 
-func parseValue(dec *json.Decoder, depth int) (any, error) {
-	tok, err := dec.Token()
-	if err == io.EOF {
-		return nil, io.ErrUnexpectedEOF
+// jsValues builds the values of Parse.
+type jsValues struct{}
+
+func (jsValues) String(s string) any { return s }
+
+func (jsValues) Number(literal []byte) any {
+	f, _ := strconv.ParseFloat(string(literal), 64) // the grammar is checked: only ErrRange, with ±Inf or 0
+	return f
+}
+
+func (jsValues) Bool(b bool) any { return b }
+
+func (jsValues) Null() any { return nil }
+
+func (jsValues) Array(elems []any) any { return append(make([]any, 0, len(elems)), elems...) }
+
+// Object keeps the first position and the last value of a repeated key.
+func (jsValues) Object(keys []string, values []any) any {
+	o := make(Object, 0, len(keys))
+	for i, k := range keys {
+		o = o.Set(k, values[i])
 	}
-	if err != nil {
-		return nil, err
-	}
-	switch t := tok.(type) {
-	case json.Delim:
-		if depth >= MaxDepth {
-			return nil, fmt.Errorf("nesting is deeper than %d levels", MaxDepth)
-		}
-		switch t {
-		case '{':
-			o := Object{}
-			for dec.More() {
-				kt, err := dec.Token()
-				if err != nil {
-					return nil, err
-				}
-				key, _ := kt.(string)
-				v, err := parseValue(dec, depth+1)
-				if err != nil {
-					return nil, err
-				}
-				o = o.Set(key, v)
-			}
-			_, err := dec.Token()
-			return o, err
-		case '[':
-			a := []any{}
-			for dec.More() {
-				v, err := parseValue(dec, depth+1)
-				if err != nil {
-					return nil, err
-				}
-				a = append(a, v)
-			}
-			_, err := dec.Token()
-			return a, err
-		}
-		return nil, fmt.Errorf("unexpected %v", t)
-	case json.Number:
-		f, err := strconv.ParseFloat(string(t), 64)
-		if err != nil && !errors.Is(err, strconv.ErrRange) {
-			return nil, err
-		}
-		return f, nil
-	default:
-		return t, nil // string, bool or nil
-	}
+	return o
 }
 
 // Marshal encodes v compactly, as JSON.stringify(v) would. v may be a value
