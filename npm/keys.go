@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -137,12 +138,12 @@ func (c *Client) fetchKeys(ctx context.Context, reg string) (*registryKeys, json
 		return &registryKeys{none: true}, nil, nil
 	}
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, fmt.Errorf("signing keys of %s: %w", Redact(reg), err)
 	}
 	defer resp.Body.Close()
 	data, err := resp.ReadAll(maxKeysSize)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, fmt.Errorf("signing keys of %s: %w", Redact(reg), err)
 	}
 	keys, err := ParseRegistryKeys(data)
 	if err != nil {

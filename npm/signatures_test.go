@@ -22,6 +22,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/spiritagents/spirit/fetch"
 )
 
 // The npm registry's two signing keys, as its keys endpoint publishes them
@@ -42,6 +44,8 @@ type recordedRegistry struct {
 
 	mu   sync.Mutex
 	keys []byte // nil → 404
+	// keysStatus, when set, is the status the keys endpoint answers.
+	keysStatus int
 	// edit changes a packument (decoded) before it is served.
 	edit func(doc map[string]any)
 	// tarball replaces the bytes of a tarball, when set.
@@ -83,6 +87,10 @@ func (r *recordedRegistry) serve(w http.ResponseWriter, req *http.Request) {
 	r.reqs = append(r.reqs, path+" "+req.Header.Get("Accept"))
 	switch {
 	case path == "/-/npm/v1/keys":
+		if r.keysStatus != 0 {
+			http.Error(w, "keys", r.keysStatus)
+			return
+		}
 		if r.keys == nil {
 			http.NotFound(w, req)
 			return
@@ -610,4 +618,39 @@ func sameSig(a, b string) bool {
 	}
 	ra, rb := r(a), r(b)
 	return ra != nil && rb != nil && ra.Cmp(rb) == 0
+}
+
+// TestKeysEndpointDown: a keys endpoint that fails (5xx) is an error, not
+// "no keys"; with keys cached earlier (even stale) the install goes on
+// with them.
+func TestKeysEndpointDown(t *testing.T) {
+	reg := newRecordedRegistry(t, "signed")
+	reg.keysStatus = http.StatusBadGateway
+	cache := t.TempDir()
+	c, err := NewClient(Config{Registry: reg.url(), CacheDir: cache, HomeDir: t.TempDir(), WorkDir: t.TempDir(),
+		Getenv: func(string) string { return "" }, Limits: fetch.Limits{RetryDelay: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.Resolve(context.Background(), mustSpec(t, "npm:node-fetch@1.7.1"))
+	if err == nil || !strings.Contains(err.Error(), "signing keys of "+reg.url()) {
+		t.Fatalf("err = %v, want the keys endpoint's failure", err)
+	}
+	reg.mu.Lock()
+	reg.keysStatus = 0
+	reg.mu.Unlock()
+	if _, err := c.Resolve(context.Background(), mustSpec(t, "npm:node-fetch@1.7.1")); err != nil {
+		t.Fatal(err)
+	}
+	rec, _ := c.cachedKeys(reg.url())
+	rec.Fetched = rec.Fetched.Add(-2 * KeysLifetime)
+	data, _ := json.Marshal(rec)
+	os.WriteFile(c.keysPath(reg.url()), data, 0o600)
+	reg.mu.Lock()
+	reg.keysStatus = http.StatusBadGateway
+	reg.mu.Unlock()
+	r, err := c.Resolve(context.Background(), mustSpec(t, "npm:node-fetch@1.7.1"))
+	if err != nil || r.Signature.Status != SignatureVerified {
+		t.Fatalf("with stale keys: %v %+v", err, r)
+	}
 }
