@@ -7,7 +7,6 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"crypto/sha512"
-	"crypto/x509"
 	"encoding/asn1"
 	"encoding/base64"
 	"encoding/json"
@@ -213,18 +212,6 @@ func sign(t testing.TB, key *ecdsa.PrivateKey, name, version, integrity string) 
 		t.Fatal(err)
 	}
 	return base64.StdEncoding.EncodeToString(sig)
-}
-
-// keysDoc is a keys document of one generated key.
-func keysDoc(t testing.TB, key *ecdsa.PrivateKey, keyID string, expires *string) []byte {
-	der, err := x509.MarshalPKIXPublicKey(&key.PublicKey)
-	if err != nil {
-		t.Fatal(err)
-	}
-	doc := map[string]any{"keys": []any{map[string]any{"expires": expires, "keyid": keyID,
-		"keytype": "ecdsa-sha2-nistp256", "scheme": "ecdsa-sha2-nistp256", "key": base64.StdEncoding.EncodeToString(der)}}}
-	data, _ := json.Marshal(doc)
-	return data
 }
 
 // TestHostileSignatures: every way a registry or a mirror can serve what
