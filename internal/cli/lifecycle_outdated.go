@@ -315,6 +315,7 @@ func updateNPM(ctx context.Context, opts *UpdateOptions, nc *npmClients, in *ins
 		Path: tb.Path, Replace: true, Source: asked, SourceKind: install.KindNPM, NPMRegistry: res.Registry,
 		ResolvedURL: res.TarballURL, Integrity: tb.Integrity, InstallSource: install.SourceArchive,
 		ArchiveFileName: tarballName(res.TarballURL), ExpectName: res.Name, ExpectVersion: res.Version,
+		NPMSignature: &res.Signature, Provenance: c.Provenance(ctx, res),
 	}
 	out, err := in.Install(ctx, req)
 	if errors.Is(err, install.ErrIdentity) {
