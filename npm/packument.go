@@ -155,9 +155,9 @@ func (c *Client) Resolve(ctx context.Context, spec Spec) (*Resolved, error) {
 			return nil, err
 		}
 		err = checkSignatures(r, rk, p.Time, d, full)
-		if errors.Is(err, errNeedTime) {
-			// A signing key expires, and the abbreviated document has no
-			// publish times: the full one has.
+		if errors.Is(err, errNeedFull) {
+			// The abbreviated document lacks the publish time a signing
+			// key's expiry needs, or the signatures: the full one has them.
 			if data, err = c.document(ctx, u, acceptFull, spec.Name); err != nil {
 				return nil, c.describe(err, spec.Name, reg)
 			}

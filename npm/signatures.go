@@ -261,14 +261,15 @@ type SignatureCheck struct {
 	KeyIDs []string `json:"keyIds,omitempty"`
 }
 
-// errNeedTime: a signature's key expires, and the document at hand has no
-// publish time for the version.
-var errNeedTime = errors.New("publish time needed")
+// errNeedFull: the document at hand is abbreviated and lacks what the
+// check needs: the version's publish time (a signature's key expires), or
+// its signatures (a registry could leave them out of the abbreviated form).
+var errNeedFull = errors.New("full packument needed")
 
 // checkSignatures verifies d's signatures of r against rk and records the
 // outcome in r. Without the version's publish time, a signature by a key
-// that expires needs the full document (errNeedTime) unless full says
-// this is it.
+// that expires needs the full document (errNeedFull), and so do missing
+// signatures, unless full says this is it.
 func checkSignatures(r *Resolved, rk *registryKeys, times json.RawMessage, d Dist, full bool) error {
 	r.Attestations = d.Attestations
 	switch {
@@ -279,12 +280,15 @@ func checkSignatures(r *Resolved, rk *registryKeys, times json.RawMessage, d Dis
 		r.Signature = SignatureCheck{Status: SignatureNoKeys}
 		return nil
 	}
+	if len(d.Signatures) == 0 && !full {
+		return errNeedFull
+	}
 	published := publishTime(times, r.Version)
 	if published.IsZero() && !full {
 		for _, s := range d.Signatures {
 			for _, k := range rk.keys {
 				if k.KeyID == s.KeyID && !k.Expires.IsZero() {
-					return errNeedTime
+					return errNeedFull
 				}
 			}
 		}

@@ -52,7 +52,10 @@ type recordedRegistry struct {
 	// abbreviatedWithoutTime serves the abbreviated form without "time",
 	// as the public registry does.
 	abbreviatedWithoutTime bool
-	reqs                   []string
+	// abbreviatedWithoutSignatures leaves dist.signatures out of the
+	// abbreviated form.
+	abbreviatedWithoutSignatures bool
+	reqs                         []string
 }
 
 func newRecordedRegistry(t *testing.T, dir string) *recordedRegistry {
@@ -131,8 +134,13 @@ func (r *recordedRegistry) serve(w http.ResponseWriter, req *http.Request) {
 		if r.edit != nil {
 			r.edit(doc)
 		}
-		if r.abbreviatedWithoutTime && strings.HasPrefix(req.Header.Get("Accept"), "application/vnd.npm.install-v1+json") {
-			delete(doc, "time")
+		if strings.HasPrefix(req.Header.Get("Accept"), "application/vnd.npm.install-v1+json") {
+			if r.abbreviatedWithoutTime {
+				delete(doc, "time")
+			}
+			if r.abbreviatedWithoutSignatures {
+				delete(distOf(doc), "signatures")
+			}
 		}
 		data, _ := json.Marshal(doc)
 		w.Header().Set("Content-Type", "application/json")
@@ -413,6 +421,26 @@ func TestAbbreviatedWithoutTime(t *testing.T) {
 		if full != tc.full {
 			t.Errorf("%s: full document fetched = %v, want %v (%q)", tc.spec, full, tc.full, reg.requests()[before:])
 		}
+	}
+}
+
+// TestAbbreviatedWithoutSignatures: signatures missing from the
+// abbreviated document are looked for in the full one before the version
+// is refused.
+func TestAbbreviatedWithoutSignatures(t *testing.T) {
+	reg := newRecordedRegistry(t, "signed")
+	reg.abbreviatedWithoutSignatures = true
+	c := recordedClient(t, reg.url(), t.TempDir())
+	r, err := c.Resolve(context.Background(), mustSpec(t, "npm:@x402/stellar@2.12.0"))
+	if err != nil || r.Signature.Status != SignatureVerified {
+		t.Fatalf("%v %+v", err, r)
+	}
+	full := false
+	for _, q := range reg.requests() {
+		full = full || strings.HasSuffix(q, " "+acceptFull)
+	}
+	if !full {
+		t.Errorf("the full document was not asked for: %q", reg.requests())
 	}
 }
 
