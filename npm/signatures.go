@@ -48,10 +48,12 @@ const maxKeys = 64
 
 // ParseRegistryKeys reads the JSON of a registry's keys endpoint:
 // {"keys":[{"expires":null|time,"keyid","keytype","scheme","key"}]}, key
-// being a base64 SubjectPublicKeyInfo. Only ecdsa-sha2-nistp256 keys on
-// P-256 are accepted, as npm signs with nothing else; a document with any
-// other key, a repeated key id or an unreadable time is refused whole,
-// since a registry that serves it is not one whose keys can be trusted.
+// being a base64 SubjectPublicKeyInfo. npm signs with ecdsa-sha2-nistp256
+// keys on P-256; a key of another type is kept but verifies nothing (a
+// signature by it is refused: ReasonUnsupportedKey). A document with an
+// unreadable P-256 key, a repeated key id or an unreadable time is refused
+// whole, since a registry that serves it is not one whose keys can be
+// trusted.
 // An empty list is no keys (the same as a registry without the endpoint).
 func ParseRegistryKeys(data []byte) ([]RegistryKey, error) {
 	var doc struct {
@@ -85,7 +87,11 @@ func ParseRegistryKeys(data []byte) ([]RegistryKey, error) {
 		}
 		seen[k.KeyID] = true
 		if k.KeyType != "ecdsa-sha2-nistp256" || k.Scheme != "ecdsa-sha2-nistp256" {
-			return nil, fmt.Errorf("%w: %s is %q/%q, not ecdsa-sha2-nistp256", ErrBadKeys, where, truncate(k.KeyType, 40), truncate(k.Scheme, 40))
+			// A kind of key spirit cannot use: kept, so that a signature
+			// by it is refused as such, while the registry's other keys
+			// still verify.
+			out = append(out, RegistryKey{KeyID: k.KeyID, KeyType: truncate(k.KeyType, 40), Scheme: truncate(k.Scheme, 40)})
+			continue
 		}
 		der, err := base64.StdEncoding.DecodeString(k.Key)
 		if err != nil {
@@ -150,6 +156,9 @@ func VerifySignatures(registry, name, version, integrity string, published time.
 		if key == nil {
 			return nil, fail(ReasonUnknownKey, s.KeyID, time.Time{})
 		}
+		if key.pub == nil {
+			return nil, fail(ReasonUnsupportedKey, s.KeyID, time.Time{})
+		}
 		if !key.Expires.IsZero() && !published.Before(key.Expires) {
 			return nil, fail(ReasonExpiredKey, s.KeyID, key.Expires)
 		}
@@ -169,6 +178,8 @@ const (
 	ReasonExpiredKey = "expired key" // a signature by a key that expired before the version was published
 	ReasonInvalid    = "invalid"     // the signature does not verify
 	ReasonKeysGone   = "keys gone"   // the registry published keys before and publishes none now
+	// ReasonUnsupportedKey: a signature by a key of a type spirit cannot verify.
+	ReasonUnsupportedKey = "unsupported key"
 )
 
 // ErrSignature: a registry that publishes signing keys did not sign what
@@ -200,6 +211,8 @@ func (e *SignatureError) Error() string {
 	case ReasonExpiredKey:
 		return fmt.Sprintf("%s from %s is signed with key %s, which expired %s, before the version was published: refused",
 			id, e.Registry, e.KeyID, e.Expires.UTC().Format(time.RFC3339))
+	case ReasonUnsupportedKey:
+		return fmt.Sprintf("%s from %s is signed with key %s, of a type spirit cannot verify (only ecdsa-sha2-nistp256): refused", id, e.Registry, e.KeyID)
 	case ReasonKeysGone:
 		return fmt.Sprintf("%s: registry %s published signing keys (last seen %s) and now publishes none: refused",
 			id, e.Registry, e.Since.UTC().Format(time.RFC3339))

@@ -345,7 +345,7 @@ func TestRegistryWithoutKeys(t *testing.T) {
 // TestBadKeysDocument: a keys endpoint that answers garbage is an error
 // (fail closed), naming the registry, not "no keys".
 func TestBadKeysDocument(t *testing.T) {
-	for _, body := range []string{`not json`, `{}`, `{"keys":[{"keyid":"k","keytype":"ssh-rsa","scheme":"x","key":""}]}`,
+	for _, body := range []string{`not json`, `{}`, `{"keys":[{"keyid":"k","keytype":"ecdsa-sha2-nistp256","scheme":"ecdsa-sha2-nistp256","key":"%%%"}]}`,
 		`{"keys":[{"keyid":"k","keytype":"ecdsa-sha2-nistp256","scheme":"ecdsa-sha2-nistp256","key":"AAAA"}]}`} {
 		reg := newRecordedRegistry(t, "signed")
 		reg.keys = []byte(body)
@@ -588,7 +588,8 @@ func FuzzParseRegistryKeys(f *testing.F) {
 			return
 		}
 		for _, k := range keys {
-			if k.pub == nil || k.pub.Curve != elliptic.P256() || k.KeyID == "" {
+			usable := k.KeyType == "ecdsa-sha2-nistp256" && k.Scheme == "ecdsa-sha2-nistp256"
+			if k.KeyID == "" || usable != (k.pub != nil) || (k.pub != nil && k.pub.Curve != elliptic.P256()) {
 				t.Fatalf("accepted key %+v", k)
 			}
 		}
@@ -667,5 +668,26 @@ func TestKeysEndpointDown(t *testing.T) {
 	r, err := c.Resolve(context.Background(), mustSpec(t, "npm:node-fetch@1.7.1"))
 	if err != nil || r.Signature.Status != SignatureVerified {
 		t.Fatalf("with stale keys: %v %+v", err, r)
+	}
+}
+
+// TestUnsupportedKeyType: a key of another type beside npm's does not
+// break the others; a signature by it is refused as such.
+func TestUnsupportedKeyType(t *testing.T) {
+	real := mustRead(t, "testdata/signed/keys.json")
+	doc := strings.Replace(string(real), `{"keys":[`, `{"keys":[{"expires":null,"keyid":"SHA256:ed","keytype":"ssh-ed25519","scheme":"ed25519","key":"AAAA"},`, 1)
+	keys, err := ParseRegistryKeys([]byte(doc))
+	if err != nil || len(keys) != 3 {
+		t.Fatalf("%v %d", err, len(keys))
+	}
+	const integrity = "sha512-j8XsFGCLw79vWXkZtMSmmLaOk9z5SQ9bV/tkbZVCqvgwzrjAGq66igobLofHtF63NvMTp2WjytpsNTGKa+XRIQ=="
+	real171 := Signature{KeyID: oldKeyID, Sig: "MEYCIQDEn2XrrMXlRm+wh2tOIUyb0Km3ZujfT+6Mf61OXGK9zQIhANnPauUwx3N9RcQYQakDpOmLvYzNkySh7fmzmvyhk21j"}
+	if _, err := VerifySignatures("r", "node-fetch", "1.7.1", integrity, time.Time{}, []Signature{real171}, keys); err != nil {
+		t.Fatal(err)
+	}
+	_, err = VerifySignatures("r", "node-fetch", "1.7.1", integrity, time.Time{}, []Signature{real171, {KeyID: "SHA256:ed", Sig: "AAAA"}}, keys)
+	var se *SignatureError
+	if !errors.As(err, &se) || se.Reason != ReasonUnsupportedKey || !strings.Contains(err.Error(), "SHA256:ed") {
+		t.Errorf("err = %v", err)
 	}
 }
