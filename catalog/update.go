@@ -679,6 +679,7 @@ func (u *Updater) applyNPM(ctx context.Context, st *SourceStatus, ask Ask) (*ins
 		Path: tb.Path, Replace: true, Source: asked, SourceKind: install.KindNPM, NPMRegistry: res.Registry,
 		ResolvedURL: res.TarballURL, Integrity: tb.Integrity, InstallSource: install.SourceArchive,
 		ArchiveFileName: TarballName(res.TarballURL), ExpectName: res.Name, ExpectVersion: res.Version,
+		NPMSignature: &res.Signature, Provenance: c.Provenance(ctx, res),
 	})
 }
 

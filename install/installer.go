@@ -24,6 +24,7 @@ import (
 
 	"github.com/spiritagents/spirit/internal/atomicfile"
 	"github.com/spiritagents/spirit/manifest"
+	"github.com/spiritagents/spirit/npm"
 	"github.com/spiritagents/spirit/paths"
 	"github.com/spiritagents/spirit/sandbox"
 )
@@ -90,6 +91,11 @@ type Request struct {
 	SourceKind string
 	// NPMRegistry is the registry of an npm source, recorded.
 	NPMRegistry string
+	// NPMSignature is what the registry signature check of an npm source
+	// found, recorded.
+	NPMSignature *npm.SignatureCheck
+	// Provenance is an npm source's (unverified) provenance, recorded.
+	Provenance  *npm.Provenance
 	ResolvedURL string
 	// Integrity, when it is a sha512 SRI, must match the artifact's bytes.
 	Integrity string
@@ -466,6 +472,7 @@ func (in *Installer) Install(ctx context.Context, req Request) (*Result, error) 
 		ArchiveFileName: entry.ArchiveFileName, ResolvedURL: recordedURL(req.ResolvedURL),
 		Integrity: integrity, ManifestDigest: bytesSRI(data), GrantedCapabilities: m.RequestedCapabilities,
 		MarketplaceIndex: req.MarketplaceIndex, MarketplaceID: req.MarketplaceID, Channel: req.Channel, ReviewStatus: req.ReviewStatus,
+		NPMSignature: req.NPMSignature, Provenance: req.Provenance,
 		InstalledAtUnixMs: now, FirstInstalledAtUnixMs: now,
 	}
 	switch {

@@ -128,12 +128,16 @@ type Record struct {
 	// SourceKind is how Source was taken: one of the Kind constants.
 	SourceKind string `json:"sourceKind,omitempty"`
 	// NPMRegistry is the registry an npm install came from.
-	NPMRegistry         string   `json:"npmRegistry,omitempty"`
-	ArchiveFileName     string   `json:"archiveFileName,omitempty"`
-	ResolvedURL         string   `json:"resolvedUrl,omitempty"`
-	Integrity           string   `json:"integrity,omitempty"`      // sha512 SRI of the artifact
-	ManifestDigest      string   `json:"manifestDigest,omitempty"` // sha512 SRI of package.json
-	GrantedCapabilities []string `json:"grantedCapabilities,omitempty"`
+	NPMRegistry string `json:"npmRegistry,omitempty"`
+	// NPMSignature is what the registry signature check found (npm installs).
+	NPMSignature *npm.SignatureCheck `json:"npmSignature,omitempty"`
+	// Provenance is the npm registry's (unverified) provenance of the version.
+	Provenance          *npm.Provenance `json:"provenance,omitempty"`
+	ArchiveFileName     string          `json:"archiveFileName,omitempty"`
+	ResolvedURL         string          `json:"resolvedUrl,omitempty"`
+	Integrity           string          `json:"integrity,omitempty"`      // sha512 SRI of the artifact
+	ManifestDigest      string          `json:"manifestDigest,omitempty"` // sha512 SRI of package.json
+	GrantedCapabilities []string        `json:"grantedCapabilities,omitempty"`
 	// MarketplaceIndex is the index a marketplace install came from.
 	MarketplaceIndex  string `json:"marketplaceIndex,omitempty"`
 	MarketplaceID     string `json:"marketplaceId,omitempty"`

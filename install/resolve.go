@@ -79,6 +79,12 @@ type Artifact struct {
 	ExpectName, ExpectVersion string
 	// NPMRegistry is the registry an npm artifact came from.
 	NPMRegistry string
+	// NPMSignature is what the registry signature check of an npm
+	// artifact found; nil for other kinds.
+	NPMSignature *npm.SignatureCheck
+	// Provenance is the npm artifact's provenance as its registry's
+	// attestations give it (unverified), or nil.
+	Provenance *npm.Provenance
 
 	cleanup []func()
 	// evict is a cache file that was not verified before the install; the
@@ -119,6 +125,7 @@ func (a *Artifact) Request(replace, allowDowngrade bool) Request {
 		Channel: a.Channel, ReviewStatus: a.ReviewStatus,
 		ExpectName: a.ExpectName, ExpectVersion: a.ExpectVersion,
 		SourceKind: a.Kind, NPMRegistry: a.NPMRegistry,
+		NPMSignature: a.NPMSignature, Provenance: a.Provenance,
 		EvictOnMismatch: a.evict, Body: a.body,
 	}
 }
@@ -140,6 +147,12 @@ type lazyNPMClient interface {
 // arrives.
 type streamNPMClient interface {
 	FetchTarballStream(ctx context.Context, r *npm.Resolved) (*npm.Tarball, error)
+}
+
+// provenanceNPMClient is an NPMClient that can read a version's
+// provenance from its registry's attestations (*npm.Client is one).
+type provenanceNPMClient interface {
+	Provenance(ctx context.Context, r *npm.Resolved) *npm.Provenance
 }
 
 // MarketplaceRef is what a marketplace source names.
@@ -329,6 +342,13 @@ func (r *Resolver) resolveNPM(ctx context.Context, a *Artifact) (*Artifact, erro
 	a.ExpectName, a.ExpectVersion = res.Name, res.Version
 	a.ResolvedURL, a.Integrity, a.NPMRegistry = res.TarballURL, tb.Integrity, res.Registry
 	a.ArchiveFileName = filepath.Base(res.TarballURL)
+	if res.Signature.Status != "" {
+		sig := res.Signature
+		a.NPMSignature = &sig
+	}
+	if pc, ok := client.(provenanceNPMClient); ok && res.Attestations != nil {
+		a.Provenance = pc.Provenance(ctx, res)
+	}
 	return a, nil
 }
 

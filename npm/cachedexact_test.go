@@ -3,6 +3,7 @@ package npm
 import (
 	"context"
 	"os"
+	"reflect"
 	"testing"
 )
 
@@ -28,7 +29,7 @@ func TestExactVersionFromCache(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if *r2 != *r {
+	if !reflect.DeepEqual(r2, r) {
 		t.Errorf("from the cache: %+v, want %+v", r2, r)
 	}
 	tb, err := c.FetchTarballLazy(context.Background(), r2)

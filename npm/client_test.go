@@ -34,6 +34,8 @@ type fakeRegistry struct {
 	noAbbrevDist bool   // abbreviated documents lack dist
 	refuseAbbrev bool   // answer 406 to the abbreviated Accept
 	fail         int    // answer 503 to this many more requests
+	keys         []byte // the keys document; nil → 404
+	keyReqs      int    // requests of the keys endpoint
 	stallBody    bool   // send half a tarball, then stall
 	cutBody      int    // break this many more tarball responses off half way
 	slowHeaders  time.Duration
@@ -112,6 +114,20 @@ func (r *fakeRegistry) doc(name string, full bool) []byte {
 
 func (r *fakeRegistry) serve(w http.ResponseWriter, req *http.Request) {
 	r.mu.Lock()
+	if strings.HasSuffix(req.URL.Path, "/-/npm/v1/keys") {
+		// The keys endpoint is counted apart, so that the tests of
+		// packuments and tarballs count what they are about.
+		r.keyReqs++
+		keys := r.keys
+		r.mu.Unlock()
+		if keys == nil {
+			http.NotFound(w, req)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.Write(keys)
+		return
+	}
 	auth := req.Header.Get("Authorization")
 	r.requests = append(r.requests, req.Method+" "+req.URL.EscapedPath()+" "+req.Header.Get("Accept"))
 	r.auths = append(r.auths, auth)

@@ -41,6 +41,20 @@
 //     tarball streams; a tarball verified only by sha1 is refused unless
 //     Config.AllowSHA1, and one with no digest at all is refused. On any
 //     mismatch the download is deleted.
+//   - Registry signatures are checked as npm's `audit signatures` checks
+//     them: the registry's keys come from GET <registry>/-/npm/v1/keys
+//     (per registry, so a scope's registry has its own; cached for
+//     KeysLifetime under CacheDir), and every entry of a version's
+//     dist.signatures must be an ECDSA P-256 signature, by one of those
+//     keys that had not expired when the version was published (time in
+//     the packument; the full document is fetched when the abbreviated one
+//     lacks it), over "<name>@<version>:<integrity>". A version without
+//     signatures from a registry with keys is refused (*SignatureError).
+//     A registry whose endpoint answers 4xx has no keys and nothing is
+//     verified (Resolved.Signature says so); one that published keys
+//     before and none now is refused until its cached keys are deleted.
+//     dist.attestations is read (Provenance) but its Sigstore bundle is
+//     not verified.
 //   - Tarballs are cached under CacheDir, content-addressed by the digest
 //     that verified them, and re-verified when read from the cache; a cached
 //     tarball costs no request. Offline, only the cache is used and an

@@ -27,6 +27,10 @@ type Packument struct {
 	Name     string                      `json:"name"`
 	DistTags map[string]string           `json:"dist-tags"`
 	Versions map[string]PackumentVersion `json:"versions"`
+	// Time is the publish time of each version (and "created",
+	// "modified"); the abbreviated document usually lacks it.
+	// It is kept raw: a registry's odd "time" never breaks version choice.
+	Time json.RawMessage `json:"time,omitempty"`
 }
 
 // PackumentVersion is one entry of a packument's versions.
@@ -42,6 +46,11 @@ type Dist struct {
 	Tarball   string `json:"tarball"`
 	Integrity string `json:"integrity"`
 	Shasum    string `json:"shasum"`
+	// Signatures are the registry's signatures of "<name>@<version>:<integrity>".
+	Signatures []Signature `json:"signatures,omitempty"`
+	// Attestations, when present, says where the registry serves the
+	// version's Sigstore provenance.
+	Attestations *Attestations `json:"attestations,omitempty"`
 }
 
 // deprecated reports whether the entry carries a non-empty deprecation.
@@ -75,6 +84,11 @@ type Resolved struct {
 	Integrity     string // dist.integrity as published (may be empty)
 	Shasum        string // dist.shasum as published (may be empty)
 	Registry      string // the registry it came from, without credentials
+	// Signature says what the registry signature check found (Resolve
+	// sets it; a Resolved made by hand has the zero value: not checked).
+	Signature SignatureCheck
+	// Attestations is dist.attestations as published, or nil.
+	Attestations *Attestations
 }
 
 const (
@@ -132,7 +146,28 @@ func (c *Client) Resolve(ctx context.Context, spec Spec) (*Resolved, error) {
 			full = true
 			continue
 		}
-		return resolved(reg, spec.Name, v, d)
+		r, err := resolved(reg, spec.Name, v, d)
+		if err != nil {
+			return nil, err
+		}
+		rk, err := c.keysFor(ctx, reg, spec.Name, v)
+		if err != nil {
+			return nil, err
+		}
+		err = checkSignatures(r, rk, p.Time, d, full)
+		if errors.Is(err, errNeedFull) {
+			// The abbreviated document lacks the publish time a signing
+			// key's expiry needs, or the signatures: the full one has them.
+			if data, err = c.document(ctx, u, acceptFull, spec.Name); err != nil {
+				return nil, c.describe(err, spec.Name, reg)
+			}
+			full = true
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		return r, nil
 	}
 }
 
@@ -181,6 +216,17 @@ func (c *Client) cachedExact(spec Spec, reg, u string) *Resolved {
 		}
 		r, err := resolved(reg, spec.Name, spec.Range, pv.Dist)
 		if err != nil {
+			continue
+		}
+		// The registry's keys as last fetched, while they are fresh: the
+		// signatures are checked as on the network path, or the network
+		// path is taken.
+		rec, ok := c.cachedKeys(reg)
+		if !ok || (!c.cfg.Offline && time.Since(rec.Fetched) >= KeysLifetime) {
+			return nil
+		}
+		rk, err := fromRecord(rec)
+		if err != nil || checkSignatures(r, rk, p.Time, pv.Dist, accept == acceptFull) != nil {
 			continue
 		}
 		e, err := expect(r, c.cfg.AllowSHA1)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/spiritagents/spirit/install"
 	"github.com/spiritagents/spirit/internal/termtext"
+	"github.com/spiritagents/spirit/npm"
 )
 
 type InfoOptions struct {
@@ -97,6 +98,13 @@ func runInfo(opts *InfoOptions) error {
 	line("archive", j.ArchiveFileName)
 	line("resolved", j.ResolvedURL)
 	line("integrity", j.Integrity)
+	if j.NPMSignature != nil {
+		line("registry_signature", describeNPMSignature(j.ID+"@"+j.Version, j.NPMRegistry, j.NPMSignature))
+	}
+	if p := j.Provenance; p != nil {
+		line("provenance", describeProvenance(p))
+		line("provenance_build", p.BuildURL)
+	}
 	line("marketplace_index", j.MarketplaceIndex)
 	line("marketplace_id", j.MarketplaceID)
 	line("channel", j.Channel)
@@ -112,3 +120,27 @@ func runInfo(opts *InfoOptions) error {
 }
 
 // RemoveOptions are the inputs of `spirit extension remove`.
+
+// describeProvenance is the info line of an npm install's provenance,
+// which spirit does not verify (docs/npm-verification.md).
+func describeProvenance(p *npm.Provenance) string {
+	if p.Error != "" || p.Repository == "" {
+		reason := p.Error
+		if reason == "" {
+			reason = "the statement names no source repository"
+		}
+		return fmt.Sprintf("unverified provenance (%s) listed, not read: %s", p.PredicateType, reason)
+	}
+	var b strings.Builder
+	b.WriteString("unverified provenance: built from " + p.Repository)
+	if p.Commit != "" {
+		b.WriteString(" at commit " + p.Commit)
+	}
+	if p.Ref != "" {
+		b.WriteString(" (" + p.Ref + ")")
+	}
+	if p.Workflow != "" {
+		b.WriteString(" by workflow " + p.Workflow)
+	}
+	return b.String()
+}

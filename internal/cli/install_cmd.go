@@ -188,6 +188,9 @@ func installOne(ctx context.Context, opts *InstallOptions, in *install.Installer
 		return nil, err
 	}
 	defer art.Close()
+	if f.Global.Verbose && art.NPMSignature != nil {
+		termtext.Fprintf(f.IO.ErrOut, "spirit: %s\n", describeNPMSignature(art.ExpectName+"@"+art.ExpectVersion, art.NPMRegistry, art.NPMSignature))
+	}
 	req := art.Request(opts.Replace, opts.Yes)
 
 	res, err := installWithConfirm(ctx, opts, in, req)
@@ -314,3 +317,17 @@ func fileExists(p string) bool {
 
 // installedJSON is one install in `list --json` and `info --json`. Its
 // field names are a public contract.
+
+// describeNPMSignature says what the registry signature check of an npm
+// install found, for -v and info.
+func describeNPMSignature(pkg, registry string, sig *npm.SignatureCheck) string {
+	switch sig.Status {
+	case npm.SignatureVerified:
+		return fmt.Sprintf("registry signature of %s verified with key %s of %s", pkg, strings.Join(sig.KeyIDs, ", "), registry)
+	case npm.SignatureNoKeys:
+		return fmt.Sprintf("registry %s publishes no signing keys: nothing was verified for %s beyond its integrity", registry, pkg)
+	case npm.SignatureUnknown:
+		return fmt.Sprintf("offline, and the signing keys of %s are not cached: nothing was verified for %s beyond its integrity", registry, pkg)
+	}
+	return "registry signature of " + pkg + ": " + sig.Status
+}

@@ -363,7 +363,8 @@ func (s *syncer) artifact(ctx context.Context, id string, e install.LockEntry) (
 			return nil, err
 		}
 		a := &install.Artifact{Kind: install.KindNPM, Path: tb.Path, Source: e.Source, ResolvedURL: res.TarballURL,
-			Integrity: tb.Integrity, InstallSource: install.SourceArchive, ArchiveFileName: catalog.TarballName(res.TarballURL), NPMRegistry: res.Registry}
+			Integrity: tb.Integrity, InstallSource: install.SourceArchive, ArchiveFileName: catalog.TarballName(res.TarballURL), NPMRegistry: res.Registry,
+			NPMSignature: &res.Signature, Provenance: c.Provenance(ctx, res)}
 		if tb.Temporary {
 			a.OnClose(func() { os.Remove(tb.Path) })
 		}

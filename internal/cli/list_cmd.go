@@ -10,6 +10,7 @@ import (
 
 	"github.com/spiritagents/spirit/install"
 	"github.com/spiritagents/spirit/internal/termtext"
+	"github.com/spiritagents/spirit/npm"
 	"github.com/spiritagents/spirit/sandbox"
 )
 
@@ -48,6 +49,12 @@ type installedJSON struct {
 	SettingsFile          string `json:"settingsFile,omitempty"`
 	// Permissions is the extension's sandbox grants (list and info only).
 	Permissions *sandbox.Policy `json:"permissions,omitempty"`
+	// NPMRegistry, NPMSignature and Provenance say where an npm install
+	// came from, what its registry signature check found, and the
+	// registry's (unverified) provenance of the version.
+	NPMRegistry  string              `json:"npmRegistry,omitempty"`
+	NPMSignature *npm.SignatureCheck `json:"npmSignature,omitempty"`
+	Provenance   *npm.Provenance     `json:"provenance,omitempty"`
 }
 
 type toolJSON struct {
@@ -77,6 +84,7 @@ func toInstalledJSON(in *install.Installed, rollback, settings string) installed
 	if r := in.Record; r != nil {
 		j.Source, j.ResolvedURL, j.Integrity = r.Source, r.ResolvedURL, r.Integrity
 		j.MarketplaceIndex, j.MarketplaceID, j.Channel, j.ReviewStatus = r.MarketplaceIndex, r.MarketplaceID, r.Channel, r.ReviewStatus
+		j.NPMRegistry, j.NPMSignature, j.Provenance = r.NPMRegistry, r.NPMSignature, r.Provenance
 	}
 	return j
 }

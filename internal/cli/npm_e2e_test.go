@@ -146,6 +146,25 @@ func TestE2ENpmInstall(t *testing.T) {
 		})
 	}
 
+	// Verdaccio publishes no signing keys: the install works as before,
+	// -v says that nothing was verified, and the record says so.
+	t.Run("registry without signing keys", func(t *testing.T) {
+		_, stderr, err := run(t, "-v", "extension", "install", "npm:e2e-ext@1.0.0", "--replace", "--yes", "--npm-registry", v.URL)
+		if err != nil {
+			t.Fatalf("install: %v\n%s", err, stderr)
+		}
+		if want := "publishes no signing keys: nothing was verified for e2e-ext@1.0.0 beyond its integrity"; !strings.Contains(stderr, want) {
+			t.Errorf("-v does not say %q:\n%s", want, stderr)
+		}
+		out, _, err := run(t, "extension", "info", "e2e-ext", "--json")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(out, `"status": "no-keys"`) {
+			t.Errorf("info --json does not record no-keys:\n%s", out)
+		}
+	})
+
 	t.Run("tampered tarball", func(t *testing.T) {
 		other, err := os.ReadFile(v.StoredTarball("e2e-ext", "1.0.0"))
 		if err != nil {
