@@ -858,7 +858,7 @@ func (h *Host) prompt(ctx context.Context, ext *install.Installed) (string, erro
 	if err != nil {
 		return "", err
 	}
-	defer h.release(p)
+	defer h.releaseSpare(p)
 	text := ""
 	switch {
 	case p.caps.StaticPrompt != nil && !p.caps.GetSystemPrompt:

@@ -40,12 +40,15 @@ const DefaultIdleTimeout = 5 * time.Minute
 // per core, 346 MB with four).
 func startSlots() int { return 2 * max(runtime.NumCPU(), 1) }
 
-// DefaultMaxProcesses is the default of Options.MaxProcesses: four
-// extension processes per core. Each is a Node process of ~45 MB, so 100
-// or 300 installed extensions cost a few hundred MB at most, whatever a
-// client asks of them (a cold mcp serve used to keep all of them, 4.4 GB
-// at 100).
-func DefaultMaxProcesses() int { return 4 * max(runtime.NumCPU(), 1) }
+// DefaultMaxProcesses is the default of Options.MaxProcesses: three
+// extension processes per core, a little over the two per core that may
+// be starting at once (startSlots), so a start seldom waits for a stop.
+// Each costs ~45 MB (a Node process) under bubblewrap and ~70 MB summed
+// RSS under Landlock, where a supervisor (a Go process, ~28 MB of it
+// spirit's binary, shared) runs beside it; with four per core, a cold
+// mcp serve of 100 extensions peaked at 630 MB summed RSS on 2 cores under
+// Landlock, over the 600 MB it must keep to (it was 4.4 GB with no bound).
+func DefaultMaxProcesses() int { return 3 * max(runtime.NumCPU(), 1) }
 
 // acquireStart waits for a start slot while ctx lasts.
 func (h *Host) acquireStart(ctx context.Context) error {
@@ -171,6 +174,21 @@ func (h *Host) release(p *process) {
 		go h.stopIdle(p.slot, p, 0)
 	case h.live.waiting.Load() > 0:
 		h.live.signal()
+	}
+}
+
+// releaseSpare is release for a use after which p is not expected to be
+// needed soon (it was started to read a system prompt, which is now
+// cached or read): when starts are waiting for room, p is stopped at once
+// for them, instead of by the next start, which would wait for the stop.
+func (h *Host) releaseSpare(p *process) {
+	if h.live.waiting.Load() == 0 || h.opts.IdleTimeout < 0 {
+		h.release(p)
+		return
+	}
+	p.lastUsed.Store(time.Now().UnixNano())
+	if p.uses.Add(-1) == 0 {
+		go h.stopIdle(p.slot, p, 0)
 	}
 }
 
@@ -374,4 +392,38 @@ func writeFileAtomic(path string, b []byte) error {
 		return err
 	}
 	return nil
+}
+
+// WarmPrompt reads the static system prompt of the installed extension id
+// into the prompt cache, so that the next SystemPrompt (a prompt command,
+// an mcp serve's initialize) starts no Node process for it. The install
+// commands call it after an install or update. It reports whether the
+// prompt is cached now: an extension without main or the system-prompt
+// capability, whose prompt is a getSystemPrompt function, or run from
+// outside the extensions directory (--dev) has nothing to cache.
+func (h *Host) WarmPrompt(ctx context.Context, id string) (bool, error) {
+	ext, err := h.Extension(id)
+	if err != nil {
+		return false, err
+	}
+	if m := ext.Manifest; m.Main == "" || !m.HasCapability(CapSystemPrompt) {
+		return false, nil
+	}
+	key, ok := h.promptKey(ext)
+	if !ok {
+		return false, nil
+	}
+	if _, ok := h.cachedPrompt(ext.ID, key); ok {
+		return true, nil
+	}
+	if _, err := h.prompt(ctx, ext); err != nil {
+		return false, err
+	}
+	exts, _, err := h.list()
+	if err != nil {
+		return false, err
+	}
+	h.savePrompts(exts)
+	_, ok = h.cachedPrompt(ext.ID, key)
+	return ok, nil
 }

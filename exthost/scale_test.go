@@ -435,3 +435,30 @@ export function activate() { return { tools: { pid: async () => {
 		t.Fatalf("the first process (%q) still runs beside the second at MaxProcesses 1", a.res.Text)
 	}
 }
+
+// WarmPrompt caches a static prompt, so the next host's SystemPrompt
+// activates nothing; a getSystemPrompt function is not cached.
+func TestWarmPrompt(t *testing.T) {
+	p := paths.New(t.TempDir(), paths.HostCLI)
+	counter := filepath.Join(t.TempDir(), "activations")
+	writeExtension(t, p, "static", "1.0.0", "", []string{CapSystemPrompt}, countingMain(counter, "static"))
+	dynCounter := filepath.Join(t.TempDir(), "dyn-activations")
+	writeExtension(t, p, "dynamic", "1.0.0", "", []string{CapSystemPrompt}, countingMain(dynCounter, "dynamic"))
+	writeExtension(t, p, "tools-only", "1.0.0", "", []string{CapToolDefinitions, CapToolExecution}, pidMain)
+	h := newTestHost(t, p, nil)
+	for id, want := range map[string]bool{"static": true, "dynamic": false, "tools-only": false} {
+		got, err := h.WarmPrompt(context.Background(), id)
+		if err != nil || got != want {
+			t.Errorf("WarmPrompt(%s) = %v, %v; want %v", id, got, err, want)
+		}
+	}
+	if _, err := h.WarmPrompt(context.Background(), "missing"); err == nil {
+		t.Error("WarmPrompt of an extension that is not installed succeeded")
+	}
+	if got := promptOf(t, p, "static"); got != "activated 1" {
+		t.Fatalf("prompt after WarmPrompt: %q, want the warmed %q", got, "activated 1")
+	}
+	if b, _ := os.ReadFile(counter); string(b) != "x" {
+		t.Fatalf("static was activated %d times, want once (by WarmPrompt)", len(b))
+	}
+}
