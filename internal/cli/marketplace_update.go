@@ -330,6 +330,8 @@ type UpdateOptions struct {
 	Latest bool
 	// NPMRegistry, when set, is used for every npm install.
 	NPMRegistry string
+	// NoWarm skips caching the static system prompts of the new versions.
+	NoWarm bool
 }
 
 func newCmdUpdate(f *Factory, runF func(*UpdateOptions) error) *cobra.Command {
@@ -371,6 +373,7 @@ replaced version is kept for 'spirit extension rollback'.`,
 	fl.BoolVar(&opts.ReviewAcknowledged, "review-acknowledged", false, "accept newer versions that are not verified")
 	fl.BoolVar(&opts.AllowSHA1, "allow-sha1", false, "accept tarballs that only a sha1 digest verifies")
 	fl.DurationVar(&opts.LockTimeout, "lock-timeout", install.DefaultLockTimeout, "how long to wait for another spirit command")
+	fl.BoolVar(&opts.NoWarm, "no-warm", false, "do not start an updated extension to cache its static system prompt (the first prompt or mcp serve then does)")
 	fl.BoolVar(&opts.Latest, "latest", false, "go past what was asked: npm's latest version past the range, the index's default version past the channel")
 	fl.StringVar(&opts.NPMRegistry, "npm-registry", "", "npm registry URL for every npm install")
 	return cmd
@@ -498,6 +501,7 @@ func runUpdate(ctx context.Context, opts *UpdateOptions) error {
 		case err == nil:
 			r.Status = "updated"
 			r.Granted = res.Record.GrantedCapabilities
+			warmPrompt(ctx, f, res.Manifest, opts.NoWarm)
 			r.Rollback = res.Previous
 			if !f.Global.JSON {
 				termtext.Fprintf(w, "Updated %s %s → %s", st.ID, st.Installed, st.Latest)
@@ -548,6 +552,7 @@ func runUpdate(ctx context.Context, opts *UpdateOptions) error {
 				}
 			} else {
 				r.Status, r.Granted, r.Rollback = "updated", res.Record.GrantedCapabilities, res.Previous
+				warmPrompt(ctx, f, res.Manifest, opts.NoWarm)
 				if !f.Global.JSON {
 					termtext.Fprintf(w, "Updated %s %s → %s (npm %s)\n", st.ID, st.Current, to, res.Record.Source)
 				}
