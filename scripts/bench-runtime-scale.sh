@@ -17,10 +17,15 @@
 #   prompt warm     the same with the cache of the cold run (RUNS runs, default 7)
 #   mcp initialize  bin/spirit mcp serve started, initialize sent, until the answer
 #                   (warm: the prompt cache is there); peak RSS
+#   initialize cold the same with no prompt cache (every extension is started
+#                   once to collect its prompt, at most 3 Node processes per core
+#                   alive at once: exthost.DefaultMaxProcesses), alternating with
+#                   floor-sandbox in the same rounds (COLD_RUNS); peak RSS of each
 # Peak RSS is the largest sum of RSS over spirit's process tree (spirit, bwrap and
 # every Node process it started), sampled every 20 ms with ps.
 # BASE=path/to/an/older/spirit adds its cold prompt to the comparison.
 # Goals at 300: prompt cold <= 3 s, warm <= 150 ms; initialize <= 1 s; RSS <= 600 MB.
+# Cold initialize: within 1.3x floor-sandbox; peak RSS <= 600 MB at 100, <= 660 MB at 300.
 # benchpair's cpu column counts only processes reaped by their parent's waits:
 # Node processes inside bubblewrap's PID namespace are reaped there and are
 # missing from it (prompt-cold and floor-sandbox); use perf stat for their CPU.
@@ -180,7 +185,7 @@ for n in $sizes; do
   [ -f "$work/floor-sandbox.sh" ] && floors+=("floor-sandbox=bash $work/floor-sandbox.sh $n")
   floors+=("floor-node=bash $work/floor-node.sh $n")
   [ -f "$work/floor-node-no-extra-ca.sh" ] && floors+=("floor-node-no-extra-ca=bash $work/floor-node-no-extra-ca.sh $n")
-  "$work/benchpair" -runs "$cold_runs" -warmup 0 -dir "$work/runs-$n" \
+  [ -z "${SKIP_PROMPT_COLD:-}" ] && "$work/benchpair" -runs "$cold_runs" -warmup 0 -dir "$work/runs-$n" \
     -title "N=$n: prompt cold, no prompt cache, against the floor of $n Node starts, $slots at once (goal at 300: <= 3000 ms)" \
     "prompt-cold=rm -f $cache ;; SPIRIT_AGENT_DATA_DIR=$data $spirit extension prompt >/dev/null" "${floors[@]}" \
     ${BASE:+"base-prompt-cold=rm -f $cache ;; SPIRIT_AGENT_DATA_DIR=$data $BASE extension prompt >/dev/null"}
@@ -200,6 +205,22 @@ for n in $sizes; do
     "prompt-warm=$(list 1024 "$work/warm-rss")" "initialize=$(list 1024 "$work/init-rss")"
   "$work/benchpair" -samples MB -title "N=$n: peak RSS of spirit and its children, cold prompt, one more run (goal at 300: <= 600 MB)" \
     "prompt-cold=$(list 1024 <(echo "$cold_rss"))"
+  # Cold initialize, alternating with its floor in the same rounds: the
+  # sandboxed floor where spirit runs bubblewrap, else bare Node's.
+  floor=floor-node
+  [ -f "$work/floor-sandbox.sh" ] && floor=floor-sandbox
+  : >"$work/icold"; : >"$work/icold-rss"; : >"$work/ifloor"
+  for _ in $(seq "$cold_runs"); do
+    rm -f "$cache"
+    run_init "$data"
+    cat "$work/t" >>"$work/icold"; cat "$work/rss" >>"$work/icold-rss"
+    t0=$(ns); bash "$work/$floor.sh" "$n"; t1=$(ns)
+    echo $(((t1 - t0) / 1000)) >>"$work/ifloor"
+  done
+  "$work/benchpair" -samples ms -title "N=$n: mcp serve until its initialize answer, cold (no prompt cache), against the floor of $n Node starts, $slots at once (goal: <= 1.3x $floor)" \
+    "initialize-cold=$(list 1000 "$work/icold")" "$floor=$(list 1000 "$work/ifloor")"
+  "$work/benchpair" -samples MB -title "N=$n: peak RSS of spirit and its children, mcp serve cold until its initialize answer (goal: <= 600 MB at 100, <= 660 MB at 300)" \
+    "initialize-cold=$(list 1024 "$work/icold-rss")"
   rm -rf "$data"
 done
 echo "goals at N=300: prompt cold <= 3000 ms, warm <= 150 ms; initialize <= 1000 ms; peak RSS <= 600 MB"
