@@ -6,7 +6,8 @@
 #                   (internal/benchpair; COLD_RUNS, default 3) with its floor:
 #     floor-node    N bare `node -e 0`, as many at once as spirit starts
 #                   extensions (2 per core), with the environment an extension gets
-#     floor-sandbox the same N starts inside bubblewrap with the exact arguments
+#     floor-sandbox the same N starts inside bubblewrap (or, without it, under
+#                   spirit's supervisor and Landlock re-exec) with the exact arguments
 #                   spirit gives it (bwrap's arguments and Node's permission flags,
 #                   captured from a real run), running `node -e 0` instead of the
 #                   runner; the floor while every extension has a sandboxed process
@@ -123,9 +124,39 @@ EOF
     sed -i -e "s|OUT|$work/sandbox|g" -e "s|REAL|$real|" "$work/shim/bwrap"
     chmod +x "$work/shim/bwrap"
   fi
-  rm -f "$data/extensions/cli/.spirit/prompt-cache.json"
+  rm -f "$data/extensions/cli/.spirit/prompt-cache.json" "$work/supervise.args" "$work/supervise.exe"
+  # Without bubblewrap, spirit runs each extension as `spirit __supervise …
+  # spirit __sandbox-exec … -- node …` (Landlock): the first such command
+  # line seen under this data directory is kept, for a floor with the same
+  # supervisor, sandbox and Node flags.
+  (
+    for _ in $(seq 3000); do
+      for p in $(pgrep -f -- "__supervise .*--input-type=module" || true); do
+        if tr '\0' '\n' <"/proc/$p/cmdline" 2>/dev/null | grep -qF -- "$data/"; then
+          cp "/proc/$p/cmdline" "$work/supervise.args" 2>/dev/null && readlink "/proc/$p/exe" >"$work/supervise.exe" && exit 0
+        fi
+      done
+      sleep 0.01
+    done
+  ) &
+  local watcher=$!
   PATH=$work/shim:$PATH SPIRIT_AGENT_DATA_DIR=$data "$spirit" extension prompt >/dev/null 2>"$work/err"
-  local -a bw=() envs=() noca=()
+  kill "$watcher" 2>/dev/null || true
+  wait "$watcher" 2>/dev/null || true
+  local -a bw=() envs=() noca=() sup=()
+  if [ ! -s "$work/sandbox.args" ] && [ -s "$work/supervise.args" ]; then
+    mapfile -d '' -t sup <"$work/supervise.args"
+    mapfile -t envs < <(env | grep -E '^(PATH|HOME|LANG|TZ|NODE_EXTRA_CA_CERTS|SSL_CERT_FILE|SSL_CERT_DIR)=')
+    for i in "${!sup[@]}"; do
+      if [ "${sup[$i]}" = --input-type=module ]; then
+        sup=("$(cat "$work/supervise.exe")" "${sup[@]:1:$((i - 1))}" -e 0)
+        break
+      fi
+    done
+    # fd 3 and 4 are the protocol pipes the supervisor hands on.
+    { printf 'seq "$1" | env -i '; printf '%q ' "${envs[@]}" "$(command -v xargs)" -P "$slots" -I@@ bash -c '"$@" 3</dev/null 4>/dev/null 2>/dev/null' floor "${sup[@]}"; echo; } >"$work/floor-sandbox.sh"
+    echo "(spirit ran Landlock and a supervisor: floor-sandbox starts Node under the same two)"
+  fi
   if [ -s "$work/sandbox.args" ]; then
     mapfile -d '' -t bw <"$work/sandbox.args"
     mapfile -d '' -t envs <"$work/sandbox.env"
@@ -139,7 +170,7 @@ EOF
     done
     { printf 'seq "$1" | env -i '; printf '%q ' "${envs[@]}" "$(command -v xargs)" -P "$slots" -I@@ "$real" "${bw[@]}"; echo; } >"$work/floor-sandbox.sh"
   else
-    echo "(spirit did not run bubblewrap here: no sandboxed floor)"
+    [ -f "$work/floor-sandbox.sh" ] || echo "(spirit ran no sandbox it could capture: no sandboxed floor)"
     node=$(command -v node)
     mapfile -t envs < <(env | grep -E '^(PATH|HOME|LANG|TZ|NODE_EXTRA_CA_CERTS|SSL_CERT_FILE|SSL_CERT_DIR)=')
   fi
