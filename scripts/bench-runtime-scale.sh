@@ -196,7 +196,7 @@ run_init() {
   local sampler=$!
   exec 9>"$work/in"
   echo '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"bench","version":"1"}}}' >&9
-  IFS= read -r -t 60 line <&8 || true
+  IFS= read -r -t 900 line <&8 || true
   t1=$(ns)
   exec 9>&-
   wait "$pid" || true
