@@ -25,6 +25,7 @@
 # Peak RSS is the largest sum of RSS over spirit's process tree (spirit, bwrap and
 # every Node process it started), sampled every 20 ms with ps.
 # BASE=path/to/an/older/spirit adds its cold prompt to the comparison.
+# SKIP_PROMPT_COLD=1 leaves out the cold prompt comparison (the longest part).
 # Goals at 300: prompt cold <= 3 s, warm <= 150 ms; initialize <= 1 s; RSS <= 600 MB.
 # Cold initialize: within 1.3x floor-sandbox; peak RSS <= 600 MB at 100, <= 660 MB at 300.
 # benchpair's cpu column counts only processes reaped by their parent's waits:
