@@ -87,6 +87,11 @@ type Options struct {
 	// processes until Close; IdleImmediate stops each as soon as its last
 	// call ends.
 	IdleTimeout time.Duration
+	// MaxProcesses bounds the extension processes alive at once (starting,
+	// running or stopping); zero means DefaultMaxProcesses, negative no
+	// bound. At the bound, a start stops the least recently used process
+	// that has no call in flight, or waits for one to finish.
+	MaxProcesses int
 }
 
 // Tool is one model-facing tool.
@@ -201,6 +206,7 @@ type Host struct {
 	schemas  map[string]*schemaSet // by extension id
 
 	starting chan struct{} // one token per process starting
+	live     liveSet       // the processes that exist
 	quit     chan struct{} // closed by Close
 	prompts  promptCache
 	// idleStopped, when set (by tests), is called after an idle process
@@ -255,6 +261,7 @@ func New(opts Options) (*Host, error) {
 		starting: make(chan struct{}, startSlots()),
 		quit:     make(chan struct{}),
 	}
+	h.live.max, h.live.changed = cmp.Or(opts.MaxProcesses, DefaultMaxProcesses()), make(chan struct{})
 	if opts.IdleTimeout > 0 {
 		go h.reap()
 	}
@@ -851,7 +858,7 @@ func (h *Host) prompt(ctx context.Context, ext *install.Installed) (string, erro
 	if err != nil {
 		return "", err
 	}
-	defer h.release(p)
+	defer h.releaseSpare(p)
 	text := ""
 	switch {
 	case p.caps.StaticPrompt != nil && !p.caps.GetSystemPrompt:

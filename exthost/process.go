@@ -132,10 +132,15 @@ func (h *Host) process(ctx context.Context, ext *install.Installed, ev *Event) (
 		}
 		s.p = nil
 	}
-	if err := h.acquireStart(ctx); err != nil {
+	ended, err := h.acquireLive(ctx, s)
+	if err != nil {
 		return nil, err
 	}
-	p, err := h.start(ctx, ext, ev)
+	if err := h.acquireStart(ctx); err != nil {
+		ended()
+		return nil, err
+	}
+	p, err := h.start(ctx, ext, ev, ended)
 	h.releaseStart()
 	if err != nil {
 		return nil, err
@@ -167,8 +172,15 @@ func (h *Host) command(node string, ext *install.Installed) *exec.Cmd {
 	return cmd
 }
 
-// start runs the runner for ext and activates the extension.
-func (h *Host) start(ctx context.Context, ext *install.Installed, ev *Event) (*process, error) {
+// start runs the runner for ext and activates the extension. ended is
+// called once the process has exited, or at once when it never ran.
+func (h *Host) start(ctx context.Context, ext *install.Installed, ev *Event, ended func()) (*process, error) {
+	running := false
+	defer func() {
+		if !running {
+			ended()
+		}
+	}()
 	m := ext.Manifest
 	if m.Main == "" {
 		return nil, &ExtensionError{ExtensionID: ext.ID, Message: "The extension does not declare main and cannot execute: " + ext.ID}
@@ -219,6 +231,7 @@ func (h *Host) start(ctx context.Context, ext *install.Installed, ev *Event) (*p
 	}
 	ch.started()
 	p.cmd = cmd
+	running = true
 	go func() {
 		err := cmd.Wait()
 		endGroup(cmd.Process.Pid)
@@ -232,6 +245,7 @@ func (h *Host) start(ctx context.Context, ext *install.Installed, ev *Event) (*p
 		case err != nil:
 			p.state = err.Error()
 		}
+		ended()
 		close(p.exited)
 	}()
 	fromChild, toChild, err := ch.connect(cmd.Process.Pid, p.exited, h.opts.ActivateTimeout)

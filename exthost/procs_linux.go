@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"sync"
@@ -197,6 +198,9 @@ func Supervise(args []string) error {
 		return fmt.Errorf("%s: %w", SuperviseCommand, err)
 	}
 	self := os.Getpid()
+	// The supervisor lives as long as the extension: hand back to the
+	// system what the start of spirit allocated.
+	debug.FreeOSMemory()
 	go func() {
 		<-sigs
 		killDescendants(self)

@@ -12,6 +12,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/spiritagents/spirit/install"
@@ -39,6 +40,16 @@ const DefaultIdleTimeout = 5 * time.Minute
 // per core, 346 MB with four).
 func startSlots() int { return 2 * max(runtime.NumCPU(), 1) }
 
+// DefaultMaxProcesses is the default of Options.MaxProcesses: three
+// extension processes per core, a little over the two per core that may
+// be starting at once (startSlots), so a start seldom waits for a stop.
+// Each costs ~45 MB (a Node process) under bubblewrap and ~70 MB summed
+// RSS under Landlock, where a supervisor (a Go process, ~28 MB of it
+// spirit's binary, shared) runs beside it; with four per core, a cold
+// mcp serve of 100 extensions peaked at 630 MB summed RSS on 2 cores under
+// Landlock, over the 600 MB it must keep to (it was 4.4 GB with no bound).
+func DefaultMaxProcesses() int { return 3 * max(runtime.NumCPU(), 1) }
+
 // acquireStart waits for a start slot while ctx lasts.
 func (h *Host) acquireStart(ctx context.Context) error {
 	select {
@@ -51,11 +62,132 @@ func (h *Host) acquireStart(ctx context.Context) error {
 
 func (h *Host) releaseStart() { <-h.starting }
 
+// liveSet counts the extension processes that exist: from before their
+// start until they have exited (stopping ones included), so the bound is
+// one on what the operating system holds, not on what the host uses.
+type liveSet struct {
+	max     int // <= 0: no bound
+	mu      sync.Mutex
+	n       int
+	changed chan struct{} // closed (and replaced) when n falls or a process goes idle
+	waiting atomic.Int32  // starts waiting for room
+}
+
+// signal wakes the starts that wait for room.
+func (l *liveSet) signal() {
+	l.mu.Lock()
+	close(l.changed)
+	l.changed = make(chan struct{})
+	l.mu.Unlock()
+}
+
+// acquireLive takes room for one more process, for slot self. When the
+// bound is reached it stops the least recently used idle process of
+// another extension; when none is idle it waits until a process ends or
+// goes idle, while ctx lasts.
+func (h *Host) acquireLive(ctx context.Context, self *slot) (release func(), err error) {
+	l := &h.live
+	for {
+		l.mu.Lock()
+		if l.max <= 0 || l.n < l.max {
+			l.n++
+			l.mu.Unlock()
+			var once sync.Once
+			return func() { once.Do(h.releaseLive) }, nil
+		}
+		changed := l.changed
+		l.waiting.Add(1)
+		l.mu.Unlock()
+		if !h.evictIdle(self) {
+			select {
+			case <-changed:
+			case <-h.quit:
+				l.waiting.Add(-1)
+				return nil, ErrClosed
+			case <-ctx.Done():
+				l.waiting.Add(-1)
+				return nil, ctx.Err()
+			}
+		}
+		l.waiting.Add(-1)
+	}
+}
+
+// releaseLive gives back the room of a process that ended (or never ran).
+func (h *Host) releaseLive() {
+	l := &h.live
+	l.mu.Lock()
+	l.n--
+	close(l.changed)
+	l.changed = make(chan struct{})
+	l.mu.Unlock()
+}
+
+// evictIdle stops the least recently used idle process of any slot but
+// self, and reports whether it stopped one. Slots are only tried (never
+// waited for), so two starts that evict cannot wait on each other.
+func (h *Host) evictIdle(self *slot) bool {
+	h.mu.Lock()
+	slots := make([]*slot, 0, len(h.slots))
+	for _, s := range h.slots {
+		if s != self {
+			slots = append(slots, s)
+		}
+	}
+	h.mu.Unlock()
+	var victim *slot
+	var oldest int64
+	for _, s := range slots {
+		if !s.mu.TryLock() {
+			continue
+		}
+		p := s.p
+		s.mu.Unlock()
+		if p == nil || p.uses.Load() != 0 || !p.alive() {
+			continue
+		}
+		if t := p.lastUsed.Load(); victim == nil || t < oldest {
+			victim, oldest = s, t
+		}
+	}
+	if victim == nil || !victim.mu.TryLock() {
+		return false
+	}
+	defer victim.mu.Unlock()
+	p := victim.p
+	if p == nil || p.uses.Load() != 0 {
+		return false
+	}
+	return h.stopIdleLocked(victim, p, 0)
+}
+
 // release ends one use of p that h.process began. With IdleImmediate the
-// last use stops the process.
+// last use stops the process; otherwise a start waiting for room is told
+// that p may now be stopped for it.
 func (h *Host) release(p *process) {
 	p.lastUsed.Store(time.Now().UnixNano())
-	if p.uses.Add(-1) == 0 && h.opts.IdleTimeout < 0 {
+	if p.uses.Add(-1) != 0 {
+		return
+	}
+	switch {
+	case h.opts.IdleTimeout < 0:
+		go h.stopIdle(p.slot, p, 0)
+	case h.live.waiting.Load() > 0:
+		h.live.signal()
+	}
+}
+
+// releaseSpare is release for a use after which p is not expected to be
+// needed soon (it was started to read a system prompt, which is now
+// cached or read): when starts are waiting for room, p is stopped at once
+// for them, instead of by the next start, which would wait for the stop.
+func (h *Host) releaseSpare(p *process) {
+	if h.live.waiting.Load() == 0 || h.opts.IdleTimeout < 0 {
+		h.release(p)
+		return
+	}
+	p.lastUsed.Store(time.Now().UnixNano())
+	if p.uses.Add(-1) == 0 {
 		go h.stopIdle(p.slot, p, 0)
 	}
 }
@@ -65,6 +197,10 @@ func (h *Host) release(p *process) {
 func (h *Host) stopIdle(s *slot, p *process, idle time.Duration) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	return h.stopIdleLocked(s, p, idle)
+}
+
+func (h *Host) stopIdleLocked(s *slot, p *process, idle time.Duration) bool {
 	if s.p != p || p.uses.Load() != 0 || time.Since(time.Unix(0, p.lastUsed.Load())) < idle {
 		return false
 	}
@@ -256,4 +392,38 @@ func writeFileAtomic(path string, b []byte) error {
 		return err
 	}
 	return nil
+}
+
+// WarmPrompt reads the static system prompt of the installed extension id
+// into the prompt cache, so that the next SystemPrompt (a prompt command,
+// an mcp serve's initialize) starts no Node process for it. The install
+// commands call it after an install or update. It reports whether the
+// prompt is cached now: an extension without main or the system-prompt
+// capability, whose prompt is a getSystemPrompt function, or run from
+// outside the extensions directory (--dev) has nothing to cache.
+func (h *Host) WarmPrompt(ctx context.Context, id string) (bool, error) {
+	ext, err := h.Extension(id)
+	if err != nil {
+		return false, err
+	}
+	if m := ext.Manifest; m.Main == "" || !m.HasCapability(CapSystemPrompt) {
+		return false, nil
+	}
+	key, ok := h.promptKey(ext)
+	if !ok {
+		return false, nil
+	}
+	if _, ok := h.cachedPrompt(ext.ID, key); ok {
+		return true, nil
+	}
+	if _, err := h.prompt(ctx, ext); err != nil {
+		return false, err
+	}
+	exts, _, err := h.list()
+	if err != nil {
+		return false, err
+	}
+	h.savePrompts(exts)
+	_, ok = h.cachedPrompt(ext.ID, key)
+	return ok, nil
 }

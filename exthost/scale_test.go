@@ -347,3 +347,118 @@ func TestStaticPromptComesWithActivate(t *testing.T) {
 		t.Errorf("huge prompt of %d bytes, want %d", len(got), 2<<20)
 	}
 }
+
+// At MaxProcesses, starting another extension stops the least recently
+// used idle one; the others keep their processes.
+func TestMaxProcessesStopsLeastRecentlyUsed(t *testing.T) {
+	p := paths.New(t.TempDir(), paths.HostCLI)
+	for _, id := range []string{"a", "b", "c"} {
+		writeExtension(t, p, id, "1.0.0", "", []string{CapToolDefinitions, CapToolExecution}, pidMain)
+	}
+	stopped := make(chan string, 4)
+	h := newTestHost(t, p, func(o *Options) { o.MaxProcesses = 2 })
+	h.idleStopped = func(id string) { stopped <- id }
+	pid := func(id string) int {
+		t.Helper()
+		res, err := h.Call(context.Background(), CallRequest{Name: id + "/pid"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		n, _ := strconv.Atoi(res.Text)
+		return n
+	}
+	a := pid("a")
+	b := pid("b")
+	if again := pid("a"); again != a {
+		t.Fatalf("a moved from process %d to %d below the bound", a, again)
+	}
+	pid("c")
+	select {
+	case id := <-stopped:
+		if id != "b" {
+			t.Fatalf("stopped %s, want b (the least recently used)", id)
+		}
+	default:
+		t.Fatal("starting a third extension at MaxProcesses 2 stopped none")
+	}
+	if syscall.Kill(b, 0) == nil {
+		t.Fatalf("b's process %d still runs", b)
+	}
+	if again := pid("a"); again != a {
+		t.Fatalf("a was restarted (%d, then %d); b was the one to stop", a, again)
+	}
+}
+
+// At MaxProcesses with every process busy, a start waits for a call to
+// end instead of stopping a process under it.
+func TestMaxProcessesWaitsForBusyProcess(t *testing.T) {
+	dir := t.TempDir()
+	started := filepath.Join(dir, "started")
+	if err := syscall.Mkfifo(started, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	p := paths.New(t.TempDir(), paths.HostCLI)
+	slow := fmt.Sprintf(`import fs from 'node:fs';
+export function activate() { return { tools: { pid: async () => {
+  fs.writeFileSync(%q, 'started');
+  await new Promise((r) => setTimeout(r, 300));
+  return String(process.pid);
+} } }; }`, started)
+	writeExtension(t, p, "slow", "1.0.0", "", []string{CapToolDefinitions, CapToolExecution}, slow)
+	writeExtension(t, p, "next", "1.0.0", "", []string{CapToolDefinitions, CapToolExecution}, pidMain)
+	h := newTestHost(t, p, func(o *Options) { o.MaxProcesses = 1 })
+	type answer struct {
+		res *Result
+		err error
+	}
+	done := make(chan answer, 1)
+	go func() {
+		res, err := h.Call(context.Background(), CallRequest{Name: "slow/pid"})
+		done <- answer{res, err}
+	}()
+	if b, err := os.ReadFile(started); err != nil || string(b) != "started" {
+		t.Fatalf("started: %q, %v", b, err)
+	}
+	if _, err := h.Call(context.Background(), CallRequest{Name: "next/pid"}); err != nil {
+		t.Fatal(err)
+	}
+	var a answer
+	select {
+	case a = <-done:
+	case <-time.After(20 * time.Second):
+		t.Fatal("the first call did not end")
+	}
+	if a.err != nil {
+		t.Fatalf("the busy call failed: %v", a.err)
+	}
+	if pid, _ := strconv.Atoi(a.res.Text); pid == 0 || syscall.Kill(pid, 0) == nil {
+		t.Fatalf("the first process (%q) still runs beside the second at MaxProcesses 1", a.res.Text)
+	}
+}
+
+// WarmPrompt caches a static prompt, so the next host's SystemPrompt
+// activates nothing; a getSystemPrompt function is not cached.
+func TestWarmPrompt(t *testing.T) {
+	p := paths.New(t.TempDir(), paths.HostCLI)
+	counter := filepath.Join(t.TempDir(), "activations")
+	writeExtension(t, p, "static", "1.0.0", "", []string{CapSystemPrompt}, countingMain(counter, "static"))
+	dynCounter := filepath.Join(t.TempDir(), "dyn-activations")
+	writeExtension(t, p, "dynamic", "1.0.0", "", []string{CapSystemPrompt}, countingMain(dynCounter, "dynamic"))
+	writeExtension(t, p, "tools-only", "1.0.0", "", []string{CapToolDefinitions, CapToolExecution}, pidMain)
+	h := newTestHost(t, p, nil)
+	for id, want := range map[string]bool{"static": true, "dynamic": false, "tools-only": false} {
+		got, err := h.WarmPrompt(context.Background(), id)
+		if err != nil || got != want {
+			t.Errorf("WarmPrompt(%s) = %v, %v; want %v", id, got, err, want)
+		}
+	}
+	if _, err := h.WarmPrompt(context.Background(), "missing"); err == nil {
+		t.Error("WarmPrompt of an extension that is not installed succeeded")
+	}
+	if got := promptOf(t, p, "static"); got != "activated 1" {
+		t.Fatalf("prompt after WarmPrompt: %q, want the warmed %q", got, "activated 1")
+	}
+	if b, _ := os.ReadFile(counter); string(b) != "x" {
+		t.Fatalf("static was activated %d times, want once (by WarmPrompt)", len(b))
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"debug/elf"
 	"debug/macho"
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
@@ -86,13 +87,13 @@ func elfLibraries(file string) []string {
 		return nil
 	}
 	defer f.Close()
-	needed, err := f.DynString(elf.DT_NEEDED)
+	dyn, err := dynStrings(f)
 	if err != nil {
 		return nil
 	}
-	dirs, _ := f.DynString(elf.DT_RUNPATH)
+	needed, dirs := dyn[elf.DT_NEEDED], dyn[elf.DT_RUNPATH]
 	if len(dirs) == 0 {
-		dirs, _ = f.DynString(elf.DT_RPATH)
+		dirs = dyn[elf.DT_RPATH]
 	}
 	origin := filepath.Dir(file)
 	var search []string
@@ -121,6 +122,70 @@ func elfLibraries(file string) []string {
 		}
 	}
 	return out
+}
+
+// dynStrings returns the DT_NEEDED, DT_RUNPATH and DT_RPATH strings of f,
+// by tag. elf.File.DynString reads the whole string table for each tag
+// asked, and Node's (which names every symbol V8 exports) is ~4.5 MB:
+// 13.5 MB of garbage at every extension start. Here only the dynamic
+// section is read, and each string at its offset.
+func dynStrings(f *elf.File) (map[elf.DynTag][]string, error) {
+	ds := f.SectionByType(elf.SHT_DYNAMIC)
+	if ds == nil || int(ds.Link) >= len(f.Sections) {
+		return nil, errors.New("no dynamic section")
+	}
+	data, err := ds.Data()
+	if err != nil {
+		return nil, err
+	}
+	strtab := f.Sections[ds.Link]
+	size := 16
+	if f.Class == elf.ELFCLASS32 {
+		size = 8
+	}
+	out := map[elf.DynTag][]string{}
+	for len(data) >= size {
+		var tag elf.DynTag
+		var val uint64
+		if size == 16 {
+			tag, val = elf.DynTag(f.ByteOrder.Uint64(data)), f.ByteOrder.Uint64(data[8:])
+		} else {
+			tag, val = elf.DynTag(int32(f.ByteOrder.Uint32(data))), uint64(f.ByteOrder.Uint32(data[4:]))
+		}
+		data = data[size:]
+		switch tag {
+		case elf.DT_NULL:
+			return out, nil
+		case elf.DT_NEEDED, elf.DT_RUNPATH, elf.DT_RPATH:
+			if s, ok := cString(strtab, val); ok {
+				out[tag] = append(out[tag], s)
+			}
+		}
+	}
+	return out, nil
+}
+
+// maxDynString bounds one string read from an ELF string table.
+const maxDynString = 4096
+
+// cString reads the NUL-terminated string at off in the string table s.
+func cString(s *elf.Section, off uint64) (string, bool) {
+	if off >= s.Size {
+		return "", false
+	}
+	var b []byte
+	buf := make([]byte, 256)
+	for len(b) < maxDynString {
+		n, err := s.ReadAt(buf, int64(off)+int64(len(b)))
+		if i := bytes.IndexByte(buf[:n], 0); i >= 0 {
+			return string(append(b, buf[:i]...)), true
+		}
+		b = append(b, buf[:n]...)
+		if err != nil || n == 0 {
+			return "", false
+		}
+	}
+	return "", false
 }
 
 // machoLibraries resolves the install names of the libraries a Mach-O file

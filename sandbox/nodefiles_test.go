@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"context"
+	"debug/elf"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -112,5 +113,60 @@ func TestWrapNodeUnderHome(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// dynStrings reads what elf.File.DynString reads, for every ELF file at
+// hand: the test binary, Node, the C library.
+func TestDynStringsAgreesWithDebugElf(t *testing.T) {
+	files := []string{os.Args[0], "/bin/sh"}
+	if node, err := exec.LookPath("node"); err == nil {
+		files = append(files, node)
+	}
+	for _, lib := range []string{"/lib/x86_64-linux-gnu/libc.so.6", "/lib/aarch64-linux-gnu/libc.so.6"} {
+		if _, err := os.Stat(lib); err == nil {
+			files = append(files, lib)
+		}
+	}
+	checked := 0
+	for _, file := range files {
+		f, err := elf.Open(file)
+		if err != nil {
+			continue
+		}
+		got, _ := dynStrings(f) // nil without a dynamic section, as elfLibraries reads it
+		for _, tag := range []elf.DynTag{elf.DT_NEEDED, elf.DT_RUNPATH, elf.DT_RPATH} {
+			want, _ := f.DynString(tag)
+			if !slices.Equal(got[tag], want) {
+				t.Errorf("%s %v: dynStrings %q, DynString %q", file, tag, got[tag], want)
+			}
+		}
+		if len(got[elf.DT_NEEDED]) > 0 {
+			checked++
+		}
+		f.Close()
+	}
+	if checked == 0 {
+		t.Skip("no dynamically linked ELF file found to compare with")
+	}
+}
+
+// nodeFiles runs at every extension start: it must not read Node's whole
+// string table (~4.5 MB, three times over with elf.File.DynString).
+func TestNodeFilesAllocatesLittle(t *testing.T) {
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Skip("no node on PATH to read")
+	}
+	if real, err := filepath.EvalSymlinks(node); err == nil {
+		node = real
+	}
+	nodeFiles(node)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	nodeFiles(node)
+	runtime.ReadMemStats(&after)
+	if n := after.TotalAlloc - before.TotalAlloc; n > 256<<10 {
+		t.Fatalf("nodeFiles(%s) allocated %d KiB, want at most 256 KiB", node, n>>10)
 	}
 }

@@ -4,6 +4,10 @@
 #            (testdata/mcp/bench/echo-ext), which runs in Node in its sandbox
 #   ts-sdk   a Node server on @modelcontextprotocol/sdk's McpServer with the
 #            same echo tool (testdata/mcp/bench/ts-echo-server.mjs)
+# Two clients drive both servers, each in its own run of alternating rounds:
+#   mcpload's own (Go, pre-encoded lines), and the TypeScript SDK's Client over
+#   its StdioClientTransport (testdata/mcp/bench/ts-client.mjs, mcpload
+#   -ts-client), the client most MCP hosts are built on.
 # The load generator (internal/mcpload) starts each server, initializes, warms
 # up, then times CALLS calls sequentially (one in flight) and CALLS calls with
 # 8 requests in flight on the one stdio session (8 concurrent callers of one
@@ -38,9 +42,15 @@ fi
 export SPIRIT_AGENT_DATA_DIR=$work/data
 "$work/spirit" extension install testdata/mcp/bench/echo-ext >/dev/null
 
+servers=("spirit=$work/spirit mcp serve"
+  "ts-sdk=env MCP_SDK_DIR=$sdk node testdata/mcp/bench/ts-echo-server.mjs"
+  ${BASE:+"base=$BASE mcp serve"})
 "$work/mcpload" -rounds "$ROUNDS" -calls "$CALLS" -warmup 1000 -inflight 8 \
-  -seq-goal "spirit >= 2,500/s" -par-goal "spirit >= 8,000/s" \
-  -title "MCP tools/call of an echo tool over stdio ($(node --version), $(nproc) CPUs; goals: spirit >= 2,500/s sequential, >= 8,000/s with 8 in flight)" \
-  "spirit=$work/spirit mcp serve" \
-  "ts-sdk=env MCP_SDK_DIR=$sdk node testdata/mcp/bench/ts-echo-server.mjs" \
-  ${BASE:+"base=$BASE mcp serve"}
+  -seq-goal "spirit >= 2,500/s and >= ts-sdk" -par-goal "spirit >= 8,000/s and >= ts-sdk" \
+  -title "MCP tools/call of an echo tool over stdio, mcpload's client ($(node --version), $(nproc) CPUs; goals: spirit >= 2,500/s sequential, >= 8,000/s with 8 in flight, >= ts-sdk)" \
+  "${servers[@]}"
+MCP_SDK_DIR=$sdk "$work/mcpload" -rounds "$ROUNDS" -calls "$CALLS" -warmup 1000 -inflight 8 \
+  -ts-client testdata/mcp/bench/ts-client.mjs -label ", TypeScript SDK client" \
+  -seq-goal "spirit >= ts-sdk" -par-goal "spirit >= ts-sdk" \
+  -title "MCP tools/call of an echo tool over stdio, the TypeScript SDK's Client + StdioClientTransport (goal: spirit >= ts-sdk)" \
+  "${servers[@]}"

@@ -6,7 +6,8 @@
 #                   (internal/benchpair; COLD_RUNS, default 3) with its floor:
 #     floor-node    N bare `node -e 0`, as many at once as spirit starts
 #                   extensions (2 per core), with the environment an extension gets
-#     floor-sandbox the same N starts inside bubblewrap with the exact arguments
+#     floor-sandbox the same N starts inside bubblewrap (or, without it, under
+#                   spirit's supervisor and Landlock re-exec) with the exact arguments
 #                   spirit gives it (bwrap's arguments and Node's permission flags,
 #                   captured from a real run), running `node -e 0` instead of the
 #                   runner; the floor while every extension has a sandboxed process
@@ -17,10 +18,16 @@
 #   prompt warm     the same with the cache of the cold run (RUNS runs, default 7)
 #   mcp initialize  bin/spirit mcp serve started, initialize sent, until the answer
 #                   (warm: the prompt cache is there); peak RSS
+#   initialize cold the same with no prompt cache (every extension is started
+#                   once to collect its prompt, at most 3 Node processes per core
+#                   alive at once: exthost.DefaultMaxProcesses), alternating with
+#                   floor-sandbox in the same rounds (COLD_RUNS); peak RSS of each
 # Peak RSS is the largest sum of RSS over spirit's process tree (spirit, bwrap and
 # every Node process it started), sampled every 20 ms with ps.
 # BASE=path/to/an/older/spirit adds its cold prompt to the comparison.
+# SKIP_PROMPT_COLD=1 leaves out the cold prompt comparison (the longest part).
 # Goals at 300: prompt cold <= 3 s, warm <= 150 ms; initialize <= 1 s; RSS <= 600 MB.
+# Cold initialize: within 1.3x floor-sandbox; peak RSS <= 600 MB at 100, <= 660 MB at 300.
 # benchpair's cpu column counts only processes reaped by their parent's waits:
 # Node processes inside bubblewrap's PID namespace are reaped there and are
 # missing from it (prompt-cold and floor-sandbox); use perf stat for their CPU.
@@ -118,9 +125,39 @@ EOF
     sed -i -e "s|OUT|$work/sandbox|g" -e "s|REAL|$real|" "$work/shim/bwrap"
     chmod +x "$work/shim/bwrap"
   fi
-  rm -f "$data/extensions/cli/.spirit/prompt-cache.json"
+  rm -f "$data/extensions/cli/.spirit/prompt-cache.json" "$work/supervise.args" "$work/supervise.exe"
+  # Without bubblewrap, spirit runs each extension as `spirit __supervise …
+  # spirit __sandbox-exec … -- node …` (Landlock): the first such command
+  # line seen under this data directory is kept, for a floor with the same
+  # supervisor, sandbox and Node flags.
+  (
+    for _ in $(seq 3000); do
+      for p in $(pgrep -f -- "__supervise .*--input-type=module" || true); do
+        if tr '\0' '\n' <"/proc/$p/cmdline" 2>/dev/null | grep -qF -- "$data/"; then
+          cp "/proc/$p/cmdline" "$work/supervise.args" 2>/dev/null && readlink "/proc/$p/exe" >"$work/supervise.exe" && exit 0
+        fi
+      done
+      sleep 0.01
+    done
+  ) &
+  local watcher=$!
   PATH=$work/shim:$PATH SPIRIT_AGENT_DATA_DIR=$data "$spirit" extension prompt >/dev/null 2>"$work/err"
-  local -a bw=() envs=() noca=()
+  kill "$watcher" 2>/dev/null || true
+  wait "$watcher" 2>/dev/null || true
+  local -a bw=() envs=() noca=() sup=()
+  if [ ! -s "$work/sandbox.args" ] && [ -s "$work/supervise.args" ]; then
+    mapfile -d '' -t sup <"$work/supervise.args"
+    mapfile -t envs < <(env | grep -E '^(PATH|HOME|LANG|TZ|NODE_EXTRA_CA_CERTS|SSL_CERT_FILE|SSL_CERT_DIR)=')
+    for i in "${!sup[@]}"; do
+      if [ "${sup[$i]}" = --input-type=module ]; then
+        sup=("$(cat "$work/supervise.exe")" "${sup[@]:1:$((i - 1))}" -e 0)
+        break
+      fi
+    done
+    # fd 3 and 4 are the protocol pipes the supervisor hands on.
+    { printf 'seq "$1" | env -i '; printf '%q ' "${envs[@]}" "$(command -v xargs)" -P "$slots" -I@@ bash -c '"$@" 3</dev/null 4>/dev/null 2>/dev/null' floor "${sup[@]}"; echo; } >"$work/floor-sandbox.sh"
+    echo "(spirit ran Landlock and a supervisor: floor-sandbox starts Node under the same two)"
+  fi
   if [ -s "$work/sandbox.args" ]; then
     mapfile -d '' -t bw <"$work/sandbox.args"
     mapfile -d '' -t envs <"$work/sandbox.env"
@@ -134,7 +171,7 @@ EOF
     done
     { printf 'seq "$1" | env -i '; printf '%q ' "${envs[@]}" "$(command -v xargs)" -P "$slots" -I@@ "$real" "${bw[@]}"; echo; } >"$work/floor-sandbox.sh"
   else
-    echo "(spirit did not run bubblewrap here: no sandboxed floor)"
+    [ -f "$work/floor-sandbox.sh" ] || echo "(spirit ran no sandbox it could capture: no sandboxed floor)"
     node=$(command -v node)
     mapfile -t envs < <(env | grep -E '^(PATH|HOME|LANG|TZ|NODE_EXTRA_CA_CERTS|SSL_CERT_FILE|SSL_CERT_DIR)=')
   fi
@@ -160,7 +197,7 @@ run_init() {
   local sampler=$!
   exec 9>"$work/in"
   echo '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"bench","version":"1"}}}' >&9
-  IFS= read -r -t 60 line <&8 || true
+  IFS= read -r -t 900 line <&8 || true
   t1=$(ns)
   exec 9>&-
   wait "$pid" || true
@@ -180,7 +217,7 @@ for n in $sizes; do
   [ -f "$work/floor-sandbox.sh" ] && floors+=("floor-sandbox=bash $work/floor-sandbox.sh $n")
   floors+=("floor-node=bash $work/floor-node.sh $n")
   [ -f "$work/floor-node-no-extra-ca.sh" ] && floors+=("floor-node-no-extra-ca=bash $work/floor-node-no-extra-ca.sh $n")
-  "$work/benchpair" -runs "$cold_runs" -warmup 0 -dir "$work/runs-$n" \
+  [ -z "${SKIP_PROMPT_COLD:-}" ] && "$work/benchpair" -runs "$cold_runs" -warmup 0 -dir "$work/runs-$n" \
     -title "N=$n: prompt cold, no prompt cache, against the floor of $n Node starts, $slots at once (goal at 300: <= 3000 ms)" \
     "prompt-cold=rm -f $cache ;; SPIRIT_AGENT_DATA_DIR=$data $spirit extension prompt >/dev/null" "${floors[@]}" \
     ${BASE:+"base-prompt-cold=rm -f $cache ;; SPIRIT_AGENT_DATA_DIR=$data $BASE extension prompt >/dev/null"}
@@ -200,6 +237,22 @@ for n in $sizes; do
     "prompt-warm=$(list 1024 "$work/warm-rss")" "initialize=$(list 1024 "$work/init-rss")"
   "$work/benchpair" -samples MB -title "N=$n: peak RSS of spirit and its children, cold prompt, one more run (goal at 300: <= 600 MB)" \
     "prompt-cold=$(list 1024 <(echo "$cold_rss"))"
+  # Cold initialize, alternating with its floor in the same rounds: the
+  # sandboxed floor where spirit runs bubblewrap, else bare Node's.
+  floor=floor-node
+  [ -f "$work/floor-sandbox.sh" ] && floor=floor-sandbox
+  : >"$work/icold"; : >"$work/icold-rss"; : >"$work/ifloor"
+  for _ in $(seq "$cold_runs"); do
+    rm -f "$cache"
+    run_init "$data"
+    cat "$work/t" >>"$work/icold"; cat "$work/rss" >>"$work/icold-rss"
+    t0=$(ns); bash "$work/$floor.sh" "$n"; t1=$(ns)
+    echo $(((t1 - t0) / 1000)) >>"$work/ifloor"
+  done
+  "$work/benchpair" -samples ms -title "N=$n: mcp serve until its initialize answer, cold (no prompt cache), against the floor of $n Node starts, $slots at once (goal: <= 1.3x $floor)" \
+    "initialize-cold=$(list 1000 "$work/icold")" "$floor=$(list 1000 "$work/ifloor")"
+  "$work/benchpair" -samples MB -title "N=$n: peak RSS of spirit and its children, mcp serve cold until its initialize answer (goal: <= 600 MB at 100, <= 660 MB at 300)" \
+    "initialize-cold=$(list 1024 "$work/icold-rss")"
   rm -rf "$data"
 done
 echo "goals at N=300: prompt cold <= 3000 ms, warm <= 150 ms; initialize <= 1000 ms; peak RSS <= 600 MB"

@@ -5,7 +5,9 @@
 # directory that grows from one size to the next, so SIZES must ascend), in
 # alternating runs against `cat` of every installed package.json (the
 # floor: reading the same files, nothing else). Both are executed directly,
-# not through a shell. RUNS (default 15). Goal: list <= 25 ms at 300.
+# not through a shell. RUNS (default 15). `spirit --version` runs in the same
+# rounds: the floor of starting spirit at all (its runtime and package inits).
+# Goals at 300: list <= 25 ms, and <= 1.5x `spirit --version`.
 # BASE=path/to/an/older/spirit adds its `list` to the comparison.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -26,14 +28,15 @@ for n in $SIZES; do
     sed -e "s/\"name\": \"hello-tools\"/\"name\": \"scale-ext-$i\"/" \
       -e "s/\"displayName\": \"Hello Tools\"/\"displayName\": \"Scale $i\"/" \
       testdata/examples/hello-tools/package.json >"$work/src/$i/package.json"
-    SPIRIT_AGENT_DATA_DIR=$data "$work/spirit" extension install "$work/src/$i" >/dev/null
+    SPIRIT_AGENT_DATA_DIR=$data "$work/spirit" extension install --no-warm "$work/src/$i" >/dev/null
   done
   got=$(SPIRIT_AGENT_DATA_DIR=$data "$work/spirit" extension list | grep -c scale-ext || true)
   [ "$got" = "$n" ] || { echo "bench-scale: list shows $got of $n extensions" >&2; exit 1; }
   manifests=$(echo "$data"/extensions/cli/pkg-*/package.json)
   SPIRIT_AGENT_DATA_DIR=$data "$work/benchpair" -runs "$RUNS" -warmup 2 -dir "$work/runs-$n" \
-    -title "spirit extension list, $n installed extensions (goal at 300: <= 25 ms)" \
+    -title "spirit extension list, $n installed extensions (goal at 300: <= 25 ms, <= 1.5x version)" \
     "list=$work/spirit extension list" \
+    "version=$work/spirit --version" \
     "cat-manifests=cat $manifests" \
     ${BASE:+"base-list=$BASE extension list"}
 done

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# `make bench`: runs every benchmark in one go and writes the README's
-# performance table from that one run.
+# `make bench`: runs every benchmark in one go and writes the performance
+# table of docs/performance.md from that one run.
 #   1. the Go benchmarks, one package at a time on one core, BENCH_COUNT
 #      times each (default 3) so each has a min/median/max;
 #   2. every scripts/bench-*.sh, which time whole commands side by side
@@ -8,8 +8,9 @@
 #      table into pairs.jsonl);
 #   3. internal/benchreport turns both into report.md.
 # Everything lands in BENCH_OUT (default bench-results/<UTC time>): go.txt,
-# scripts.txt, pairs.jsonl, report.md. BENCH_README=1 also replaces the
-# table between the bench-table marks of README.md. BENCH_GO narrows the
+# scripts.txt, pairs.jsonl, report.md. BENCH_DOC=1 (or its old name
+# BENCH_README=1) also replaces the table between the bench-table marks of
+# docs/performance.md. BENCH_GO narrows the
 # Go benchmarks (a -bench pattern), BENCH_SCRIPTS the scripts (a glob).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -31,8 +32,8 @@ load_after=$(cut -d' ' -f1-3 /proc/loadavg)
 cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')
 note="Measured by \`make bench\` on $started: $(nproc) cores ($cpu), load average $load_before before and $load_after after."
 go run ./internal/benchreport -go "$out/go.txt" -pairs "$BENCHPAIR_RECORD" -note "$note" >"$out/report.md"
-if [ "${BENCH_README:-}" = 1 ]; then
-  go run ./internal/benchreport -go "$out/go.txt" -pairs "$BENCHPAIR_RECORD" -note "$note" -readme README.md
-  echo "bench: README.md's table rewritten from $out/report.md"
+if [ "${BENCH_DOC:-${BENCH_README:-}}" = 1 ]; then
+  go run ./internal/benchreport -go "$out/go.txt" -pairs "$BENCHPAIR_RECORD" -note "$note" -doc docs/performance.md
+  echo "bench: docs/performance.md's table rewritten from $out/report.md"
 fi
 echo "bench: report in $out/report.md"

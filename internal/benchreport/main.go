@@ -1,13 +1,13 @@
-// Command benchreport turns one `make bench` run into the README's
-// performance table: the Go benchmark output (run with -count K, so each
+// Command benchreport turns one `make bench` run into the performance
+// table of docs/performance.md: the Go benchmark output (run with -count K, so each
 // benchmark has K samples) and the JSON lines internal/benchpair appends
 // for every side-by-side comparison of the scripts/bench-*.sh scripts.
 // Every row gives min / median / max; a side-by-side row gives every
 // command of its comparison and the ratio of medians, all from that run.
 //
-//	benchreport -go go.txt -pairs pairs.jsonl [-readme README.md] [-note TEXT]
+//	benchreport -go go.txt -pairs pairs.jsonl [-doc docs/performance.md] [-note TEXT]
 //
-// With -readme, the table replaces what lies between the lines
+// With -doc (or its old name -readme), the table replaces what lies between the lines
 // "<!-- bench-table:begin -->" and "<!-- bench-table:end -->" of that
 // file; otherwise it is printed.
 package main
@@ -15,6 +15,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -38,7 +39,8 @@ const (
 func main() {
 	goOut := flag.String("go", "", "output of go test -bench with -count K")
 	pairs := flag.String("pairs", "", "JSON lines written by benchpair -record")
-	readme := flag.String("readme", "", "replace the table between the bench-table marks of this file")
+	doc := flag.String("doc", "", "replace the table between the bench-table marks of this file")
+	readme := flag.String("readme", "", "the old name of -doc")
 	note := flag.String("note", "", "a line printed above the table (when and under which load)")
 	flag.Parse()
 	var rows []row
@@ -61,11 +63,12 @@ func main() {
 		rows = append(rows, r...)
 	}
 	table := render(*note, rows)
-	if *readme == "" {
+	file := cmp.Or(*doc, *readme)
+	if file == "" {
 		fmt.Print(table)
 		return
 	}
-	if err := splice(*readme, table); err != nil {
+	if err := splice(file, table); err != nil {
 		fail(err)
 	}
 }
@@ -158,7 +161,7 @@ func parseGo(data []byte) []*goBench {
 	return order
 }
 
-// describe gives the README's words for a benchmark: the first entry
+// describe gives the table's words for a benchmark: the first entry
 // whose key ("<package>.<Benchmark name prefix>") matches.
 var describe = []struct{ key, what, goal string }{
 	{"manifest.BenchmarkValidateExample", "validate the full example manifest (tools, settings, secrets, contributions, files)", "≥ 20,000 manifests/s"},

@@ -56,7 +56,13 @@ type InstallOptions struct {
 	// policy's consents, for marketplace sources.
 	ReviewAcknowledged bool
 	AllowRevoked       bool
+	// NoWarm skips reading the new extension's static system prompt into
+	// the prompt cache after the install.
+	NoWarm bool
 }
+
+// noWarmUsage is the help of --no-warm on the commands that install.
+const noWarmUsage = "do not start the extension after the install to cache its static system prompt (the first prompt or mcp serve then does)"
 
 func newCmdImport(f *Factory, runF func(*InstallOptions) error) *cobra.Command {
 	opts := &InstallOptions{f: f, ZipOnly: true}
@@ -79,6 +85,7 @@ archive must hold exactly one package.json, whose folder is the package root.`,
 	cmd.Flags().BoolVarP(&opts.Yes, "yes", "y", false, "do not ask before a downgrade")
 	cmd.Flags().DurationVar(&opts.LockTimeout, "lock-timeout", install.DefaultLockTimeout, "how long to wait for another spirit command")
 	cmd.Flags().BoolVar(&opts.AllowNameCollision, "allow-name-collision", false, "install even if its tool names collide with an installed extension's")
+	cmd.Flags().BoolVar(&opts.NoWarm, "no-warm", false, noWarmUsage)
 	return cmd
 }
 
@@ -125,6 +132,7 @@ each on its own; the command fails when any failed.`,
 	fl.BoolVar(&opts.AllowNameCollision, "allow-name-collision", false, "install even if its tool names collide with an installed extension's")
 	fl.BoolVar(&opts.ReviewAcknowledged, "review-acknowledged", false, "install a marketplace version that is not verified")
 	fl.BoolVar(&opts.AllowRevoked, "allow-revoked", false, "install a marketplace version whose review was revoked")
+	fl.BoolVar(&opts.NoWarm, "no-warm", false, noWarmUsage)
 	return cmd
 }
 
@@ -278,10 +286,9 @@ func installWithConfirm(ctx context.Context, opts *InstallOptions, in *install.I
 		}
 	}
 	// Every install, from any source, ends with onExtensionInstalled for the
-	// new extension; Node is started only when it listens for the event.
-	if m := res.Manifest; m != nil && m.Main != "" && m.ListensTo("onExtensionInstalled") {
-		notifyInstalled(ctx, f, m.ID)
-	}
+	// new extension and its static prompt cached; Node is started only when
+	// it listens for the event or has a system prompt.
+	afterInstall(ctx, f, res.Manifest, opts.NoWarm)
 	return res, nil
 }
 

@@ -444,6 +444,8 @@ type MarketplaceInstallOptions struct {
 	// AllowNameCollision installs even when the extension's tools would
 	// share invocation names with an installed extension's.
 	AllowNameCollision bool
+	// NoWarm skips caching the static system prompt after the install.
+	NoWarm bool
 }
 
 func newCmdMarketplaceInstall(f *Factory, mo *marketplaceOptions, runF func(*MarketplaceInstallOptions) error) *cobra.Command {
@@ -486,6 +488,7 @@ index (a local archive, npm, a URL, another index) is replaced only with --repla
 	fl.BoolVar(&opts.Replace, "replace", false, "replace an installed extension with the same id that did not come from this marketplace entry")
 	fl.DurationVar(&opts.LockTimeout, "lock-timeout", install.DefaultLockTimeout, "how long to wait for another spirit command")
 	fl.BoolVar(&opts.AllowNameCollision, "allow-name-collision", false, "install even if its tool names collide with an installed extension's")
+	fl.BoolVar(&opts.NoWarm, "no-warm", false, noWarmUsage)
 	return cmd
 }
 
@@ -557,7 +560,7 @@ func runMarketplaceInstall(ctx context.Context, opts *MarketplaceInstallOptions)
 		fmt.Fprintf(f.IO.ErrOut, "Replacing %s %s, installed from %s, with %s %s.\n",
 			old.ID, old.Version(), install.DescribeOrigin(old.Entry, old.Record), owner, prep.Version.Version)
 	}
-	res, err := installWithConfirm(ctx, &InstallOptions{f: f, Yes: opts.Yes, AllowNameCollision: opts.AllowNameCollision}, in, req)
+	res, err := installWithConfirm(ctx, &InstallOptions{f: f, Yes: opts.Yes, AllowNameCollision: opts.AllowNameCollision, NoWarm: opts.NoWarm}, in, req)
 	switch {
 	case errors.Is(err, install.ErrIdentity):
 		return withHint(err, "the registry's tarball is not the package its catalog names; do not install it")

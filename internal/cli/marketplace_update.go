@@ -218,6 +218,8 @@ type UpdateOptions struct {
 	Latest bool
 	// NPMRegistry, when set, is used for every npm install.
 	NPMRegistry string
+	// NoWarm skips caching the static system prompts of the new versions.
+	NoWarm bool
 }
 
 func newCmdUpdate(f *Factory, runF func(*UpdateOptions) error) *cobra.Command {
@@ -259,6 +261,7 @@ replaced version is kept for 'spirit extension rollback'.`,
 	fl.BoolVar(&opts.ReviewAcknowledged, "review-acknowledged", false, "accept newer versions that are not verified")
 	fl.BoolVar(&opts.AllowSHA1, "allow-sha1", false, "accept tarballs that only a sha1 digest verifies")
 	fl.DurationVar(&opts.LockTimeout, "lock-timeout", install.DefaultLockTimeout, "how long to wait for another spirit command")
+	fl.BoolVar(&opts.NoWarm, "no-warm", false, "do not start an updated extension to cache its static system prompt (the first prompt or mcp serve then does)")
 	fl.BoolVar(&opts.Latest, "latest", false, "go past what was asked: npm's latest version past the range, the index's default version past the channel")
 	fl.StringVar(&opts.NPMRegistry, "npm-registry", "", "npm registry URL for every npm install")
 	return cmd
@@ -321,6 +324,9 @@ func runUpdate(ctx context.Context, opts *UpdateOptions) error {
 	failed := 0
 	w := f.IO.Out
 	results := u.Apply(ctx, plan, o, updateAsk(f, opts.Yes), func(r catalog.UpdateResult) {
+		if r.Status == catalog.UpdateDone && r.Result != nil {
+			warmPrompt(ctx, f, r.Result.Manifest, opts.NoWarm)
+		}
 		if r.Status == catalog.UpdateRefused || r.Status == catalog.UpdateFailed {
 			failed++
 		}

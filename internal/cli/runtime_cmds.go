@@ -13,6 +13,7 @@ import (
 
 	"github.com/spiritagents/spirit/exthost"
 	"github.com/spiritagents/spirit/internal/termtext"
+	"github.com/spiritagents/spirit/manifest"
 )
 
 // addRuntimeCommands adds the runtime commands to the extension group.
@@ -457,19 +458,48 @@ func runEmit(ctx context.Context, opts *EmitOptions) error {
 	return nil
 }
 
-// notifyInstalled sends onExtensionInstalled to the extension id just
-// installed and reports failures as warnings; the install commands call it.
-func notifyInstalled(ctx context.Context, f *Factory, id string) {
+// afterInstall runs what follows every install or update of m, in the
+// extension's sandbox: onExtensionInstalled when it listens for it, then,
+// unless noWarm, its static system prompt read into the prompt cache
+// (exthost.Host.WarmPrompt), so the first prompt or mcp serve after the
+// install starts no Node for it. One host serves both, so an extension
+// activated by the event gives the prompt of that same activation, as in
+// an apps' session. Failures are warnings: the install stands.
+func afterInstall(ctx context.Context, f *Factory, m *manifest.Manifest, noWarm bool) {
+	runAfterInstall(ctx, f, m, true, noWarm)
+}
+
+// warmPrompt caches the static system prompt of m after an update (no
+// onExtensionInstalled: the update commands never sent it), unless noWarm.
+func warmPrompt(ctx context.Context, f *Factory, m *manifest.Manifest, noWarm bool) {
+	runAfterInstall(ctx, f, m, false, noWarm)
+}
+
+func runAfterInstall(ctx context.Context, f *Factory, m *manifest.Manifest, event, noWarm bool) {
+	if m == nil || m.Main == "" {
+		return
+	}
+	notify := event && m.ListensTo("onExtensionInstalled")
+	warm := !noWarm && m.HasCapability(exthost.CapSystemPrompt)
+	if !notify && !warm {
+		return
+	}
 	h, err := newHost(f, 0, nil)
 	if err != nil {
-		termtext.Fprintf(f.IO.ErrOut, "warning: onExtensionInstalled: %v\n", err)
+		termtext.Fprintf(f.IO.ErrOut, "warning: after installing %s: %v\n", m.ID, err)
 		return
 	}
 	defer closeHost(f, h)
-	failures, err := h.ExtensionInstalled(ctx, id)
-	if err != nil {
-		termtext.Fprintf(f.IO.ErrOut, "warning: onExtensionInstalled: %v\n", err)
-		return
+	if notify {
+		failures, err := h.ExtensionInstalled(ctx, m.ID)
+		if err != nil {
+			termtext.Fprintf(f.IO.ErrOut, "warning: onExtensionInstalled: %v\n", err)
+		}
+		warnFailures(f, failures)
 	}
-	warnFailures(f, failures)
+	if warm {
+		if _, err := h.WarmPrompt(ctx, m.ID); err != nil && ctx.Err() == nil {
+			termtext.Fprintf(f.IO.ErrOut, "warning: reading the system prompt of %s: %v\n", m.ID, err)
+		}
+	}
 }

@@ -20,6 +20,11 @@
 //
 // The client side is one goroutine that writes pre-encoded lines and
 // decodes only the fields it checks, the same work for every server.
+//
+// With -ts-client FILE (testdata/mcp/bench/ts-client.mjs), the client is
+// instead the TypeScript SDK's own Client over its StdioClientTransport,
+// run by node, which starts the server itself and runs the same phases;
+// -label names that client in the recorded titles.
 package main
 
 import (
@@ -57,6 +62,8 @@ func main() {
 	record := flag.String("record", os.Getenv("BENCHPAIR_RECORD"), "append each phase's figures as a JSON line to this file (internal/benchstat)")
 	seqGoal := flag.String("seq-goal", "", "the sequential phase's goal, for -record")
 	parGoal := flag.String("par-goal", "", "the concurrent phase's goal, for -record")
+	tsClient := flag.String("ts-client", "", "drive the servers with this node script (the TypeScript SDK's client) instead of mcpload's own")
+	label := flag.String("label", "", "appended to each recorded title (which client drove the servers)")
 	flag.Parse()
 	if flag.NArg() == 0 || *rounds < 1 || *calls < 1 || *inflight < 1 || *warmup < 0 {
 		fmt.Fprintln(os.Stderr, "usage: mcpload [-rounds N] [-calls N] [-inflight N] [-warmup N] NAME=CMD...")
@@ -77,7 +84,13 @@ func main() {
 		}
 		for _, s := range order {
 			ctx, cancel := context.WithTimeout(context.Background(), *limit)
-			r, err := runRound(ctx, s.cmd, *warmup, *calls, *inflight)
+			run := runRound
+			if *tsClient != "" {
+				run = func(ctx context.Context, cmd string, warmup, calls, inflight int) (result, error) {
+					return runTSRound(ctx, *tsClient, cmd, warmup, calls, inflight)
+				}
+			}
+			r, err := run(ctx, s.cmd, *warmup, *calls, *inflight)
 			cancel()
 			if err != nil {
 				fail(fmt.Errorf("%s: %w", s.name, err))
@@ -121,7 +134,7 @@ func main() {
 			{"MCP tools/call over stdio, CPU of the server and its children a call", "µs", "", func(s *server) []float64 { return s.cpu }},
 		}
 		for _, ph := range phases {
-			r := benchstat.Record{Title: ph.what, Source: os.Getenv("BENCH_SOURCE"), Runs: *rounds, Unit: ph.unit}
+			r := benchstat.Record{Title: ph.what + *label, Source: os.Getenv("BENCH_SOURCE"), Runs: *rounds, Unit: ph.unit}
 			if ph.goal != "" {
 				r.Title += " (goal " + ph.goal + ")"
 			}
@@ -169,6 +182,71 @@ func runRound(ctx context.Context, cmdline string, warmup, calls, inflight int) 
 		return res, fmt.Errorf("%w; stderr: %s", err, stderr.String())
 	case werr != nil:
 		return res, fmt.Errorf("stopping the server: %w; stderr: %s", werr, stderr.String())
+	}
+	return res, nil
+}
+
+// runTSRound runs one round through the TypeScript SDK's client script,
+// which starts the server cmdline itself.
+func runTSRound(ctx context.Context, script, cmdline string, warmup, calls, inflight int) (result, error) {
+	server, err := json.Marshal(command(ctx, cmdline).Args)
+	if err != nil {
+		return result{}, err
+	}
+	cmd := exec.CommandContext(ctx, "node", script)
+	cmd.Env = append(os.Environ(), "MCP_SERVER="+string(server), "CALLS="+strconv.Itoa(calls),
+		"WARMUP="+strconv.Itoa(warmup), "INFLIGHT="+strconv.Itoa(inflight))
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return result{}, err
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return result{}, err
+	}
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	cmd.WaitDelay = 5 * time.Second
+	if err := cmd.Start(); err != nil {
+		return result{}, err
+	}
+	lines := bufio.NewScanner(stdout)
+	expect := func(word string, v any) error {
+		if !lines.Scan() {
+			return fmt.Errorf("the client ended before %q; stderr: %s", word, stderr.String())
+		}
+		rest, ok := strings.CutPrefix(lines.Text(), word+" ")
+		if !ok {
+			return fmt.Errorf("the client said %.200q, want %q", lines.Text(), word)
+		}
+		return json.Unmarshal([]byte(rest), v)
+	}
+	var res result
+	var ready struct{ PID int }
+	var done struct {
+		Seq, Par, P50us float64
+	}
+	err = expect("ready", &ready)
+	var cpu0 time.Duration
+	if err == nil {
+		cpu0 = treeCPU(ready.PID)
+		_, err = io.WriteString(stdin, "go\n")
+	}
+	if err == nil {
+		err = expect("done", &done)
+	}
+	if err == nil {
+		res = result{seq: done.Seq, par: done.Par, p50: time.Duration(done.P50us * float64(time.Microsecond)),
+			cpu: float64((treeCPU(ready.PID) - cpu0).Microseconds()) / float64(2*calls)}
+		_, err = io.WriteString(stdin, "end\n")
+	}
+	stdin.Close()
+	werr := cmd.Wait()
+	switch {
+	case err != nil:
+		return res, fmt.Errorf("%w; stderr: %s", err, stderr.String())
+	case werr != nil:
+		return res, fmt.Errorf("the client: %w; stderr: %s", werr, stderr.String())
 	}
 	return res, nil
 }
