@@ -66,7 +66,7 @@ e2e:
 
 # Benchmarks: Go benchmarks, then every scripts/bench-*.sh (whole commands
 # timed side by side with the tool they are compared with), then the
-# README's table from that run (scripts/bench.sh; BENCH_README=1 rewrites it).
+# table of docs/performance.md from that run (scripts/bench.sh; BENCH_DOC=1 rewrites it).
 bench: build
 	bash scripts/bench.sh
 
