@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/spiritagents/spirit/fetch"
-	"github.com/spiritagents/spirit/npm"
 )
 
 // Limits caps the size of each kind of document. A tarball's cap, the
@@ -57,7 +56,7 @@ type Options struct {
 	// Now is the clock; nil → time.Now.
 	Now func() time.Time
 	// Progress receives the progress of tarball downloads; nil is fine.
-	Progress npm.Progress
+	Progress fetch.Progress
 }
 
 // Client reads one registry. It remembers what it has read successfully
