@@ -153,4 +153,3 @@ func (c *Client) download(ctx context.Context, r *Resolved, e *expectation, dir,
 	}
 	return path, sri, nil
 }
-
