@@ -40,7 +40,7 @@ func runOnPTY(t *testing.T, cols int, env []string, args ...string) ([]string, s
 	if err := p.Start(cmd); err != nil {
 		t.Fatal(err)
 	}
-	drawn, err := p.Wait(60 * time.Second)
+	drawn, err := p.Wait(30 * time.Second)
 	screen := ptytest.NewScreen(cols)
 	screen.Write(drawn)
 	if err != nil {
@@ -108,5 +108,28 @@ func TestProgressNothingOnPipe(t *testing.T) {
 	_, stderr, _, err := runSpirit(t, time.Minute, work, env, "", "extension", "install", "npm:big-ext@1.0.0", "--npm-registry", srv.URL)
 	if err != nil || stderr != "" {
 		t.Fatalf("install: %v; stderr %q", err, stderr)
+	}
+}
+
+// On a dumb terminal (TERM=dumb: Emacs shells, some CI consoles) less
+// stops at "terminal is not fully functional — Press RETURN", so no pager
+// starts there: the list is printed as it is. A pager named in
+// SPIRIT_PAGER is still used. The real less runs where it is installed.
+func TestNoPagerOnDumbTerminal(t *testing.T) {
+	if _, err := exec.LookPath("less"); err != nil {
+		t.Skip("less is not installed: the default pager cannot be tried")
+	}
+	data, _ := listFixture(t)
+	work := t.TempDir()
+	env := []string{"HOME=" + work, "SPIRIT_AGENT_DATA_DIR=" + data, "SPIRIT_HOST=", "NO_COLOR=1",
+		"TERM=dumb", "PAGER=", "SPIRIT_PAGER=", "LESS=", "COLUMNS="}
+	rows, drawn := runOnPTY(t, 100, env, "extension", "list")
+	if strings.Contains(drawn, "not fully functional") || len(rows) < 4 || !strings.Contains(strings.Join(rows, "\n"), "alpha-weather") {
+		t.Fatalf("want the list without a pager, got:\n%q", drawn)
+	}
+	script, copied := fakePager(t)
+	runOnPTY(t, 100, append(env, "SPIRIT_PAGER="+script), "extension", "list")
+	if b, err := os.ReadFile(copied); err != nil || !strings.Contains(string(b), "alpha-weather") {
+		t.Fatalf("SPIRIT_PAGER not used on a dumb terminal: %v %q", err, b)
 	}
 }
