@@ -51,7 +51,7 @@ func TestInstallBrokenJSONSaysWhere(t *testing.T) {
 	ios, _, _, errOut := iostreams.Test()
 	f := &Factory{IO: ios, Getenv: func(k string) string { return map[string]string{"SPIRIT_AGENT_DATA_DIR": data}[k] }, Now: time.Now}
 	code := Run(t.Context(), f, []string{"extension", "install", pkg})
-	want := "Error: The extension package.json is not valid JSON.\nHint: line 2, column 15: invalid character ',' looking for beginning of object key string; spirit extension validate PATH lists every problem\n"
+	want := "Error: The extension package.json is not valid JSON.\nHint: " + pkg + ": line 2, column 15: invalid character ',' looking for beginning of object key string; spirit extension validate " + pkg + " lists every problem\n"
 	if code != ExitFailure || errOut.String() != want {
 		t.Errorf("exit %d, stderr %q\nwant %q", code, errOut.String(), want)
 	}

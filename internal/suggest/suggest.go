@@ -12,6 +12,16 @@ import (
 // one), or that start with it, nearest first and then in order; none when
 // word is empty.
 func Closest(word string, candidates []string, maxDist int) []string {
+	return closest(word, candidates, maxDist, true)
+}
+
+// Near is Closest without the candidates that only start with word: for
+// names where a shorter one is a name of its own, not an abbreviation.
+func Near(word string, candidates []string, maxDist int) []string {
+	return closest(word, candidates, maxDist, false)
+}
+
+func closest(word string, candidates []string, maxDist int, prefix bool) []string {
 	if word == "" {
 		return nil
 	}
@@ -25,7 +35,7 @@ func Closest(word string, candidates []string, maxDist int) []string {
 	for _, c := range candidates {
 		lc := strings.ToLower(c)
 		d := distance(lw, lc)
-		if d <= maxDist || (len(lw) >= 3 && strings.HasPrefix(lc, lw)) {
+		if d <= maxDist || (prefix && len(lw) >= 3 && strings.HasPrefix(lc, lw)) {
 			hits = append(hits, hit{c, d})
 		}
 	}
