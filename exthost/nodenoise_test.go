@@ -83,3 +83,34 @@ func TestNodeNoiseKeepsTheExtensionsLines(t *testing.T) {
 }
 
 var regexpPID = regexp.MustCompile(`\(node:\d+\)`)
+
+// Whatever an extension prints, nodeNoise passes every line but Node's
+// own warnings, in order.
+func FuzzNodeNoise(f *testing.F) {
+	f.Add("(node:7) SecurityWarning: The flag --allow-worker must be used with extreme caution. It could invalidate the permission model.\n(Use `node --trace-warnings ...` to show where the warning was created)\nhello\n")
+	f.Add("(node:7) [MODULE_TYPELESS_PACKAGE_JSON] Warning: x\nReparsing as ES module because module syntax was detected. This incurs a performance overhead.\nTo eliminate this warning, add \"type\": \"module\" to /p/package.json.\nmine\n")
+	f.Add("no newline at the end")
+	f.Fuzz(func(t *testing.T, in string) {
+		var log bytes.Buffer
+		n := &nodeNoise{w: &log}
+		var kept []string
+		for _, line := range strings.SplitAfter(in, "\n") {
+			if line == "" {
+				continue
+			}
+			n.Write([]byte(line))
+			if !permissionWarning.MatchString(line) && !typelessWarning.MatchString(line) && !reparsingLine.MatchString(line) &&
+				!eliminateLine.MatchString(line) && !traceHint.MatchString(line) {
+				kept = append(kept, line)
+			}
+		}
+		out := log.String()
+		for _, line := range kept {
+			i := strings.Index(out, line)
+			if i < 0 {
+				t.Fatalf("line %q was dropped; in %q, out %q", line, in, log.String())
+			}
+			out = out[i+len(line):]
+		}
+	})
+}
