@@ -38,29 +38,49 @@ const (
 	afterReparsing // its second line
 )
 
-var (
-	permissionWarning = regexp.MustCompile(`^\(node:\d+\) (SecurityWarning: The flag --allow-[a-z-]+ must be used with extreme caution\. It could invalidate the permission model\.|ExperimentalWarning: Permission is an experimental feature and might change at any time)\r?\n$`)
-	typelessWarning   = regexp.MustCompile(`^\(node:\d+\) \[MODULE_TYPELESS_PACKAGE_JSON\] Warning: .*\r?\n$`)
-	reparsingLine     = regexp.MustCompile(`^Reparsing as ES module because module syntax was detected\. This incurs a performance overhead\.\r?\n$`)
-	eliminateLine     = regexp.MustCompile(`^To eliminate this warning, add "type": "module" to .*package\.json\.\r?\n$`)
-	traceHint         = regexp.MustCompile("^\\(Use `node --trace-warnings \\.\\.\\.` to show where the warning was created\\)\\r?\\n$")
-)
+// noisePatterns are Node's warning lines, compiled at first use (package
+// init stays cheap: every command pays for it).
+type noisePatterns struct {
+	permission, typeless, reparsing, eliminate, trace *regexp.Regexp
+}
+
+var noise = sync.OnceValue(func() *noisePatterns {
+	return &noisePatterns{
+		permission: regexp.MustCompile(`^\(node:\d+\) (SecurityWarning: The flag --allow-[a-z-]+ must be used with extreme caution\. It could invalidate the permission model\.|ExperimentalWarning: Permission is an experimental feature and might change at any time)\r?\n$`),
+		typeless:   regexp.MustCompile(`^\(node:\d+\) \[MODULE_TYPELESS_PACKAGE_JSON\] Warning: .*\r?\n$`),
+		reparsing:  regexp.MustCompile(`^Reparsing as ES module because module syntax was detected\. This incurs a performance overhead\.\r?\n$`),
+		eliminate:  regexp.MustCompile(`^To eliminate this warning, add "type": "module" to .*package\.json\.\r?\n$`),
+		trace:      regexp.MustCompile("^\\(Use `node --trace-warnings \\.\\.\\.` to show where the warning was created\\)\\r?\\n$"),
+	}
+})
+
+// noiseLine says whether line is one of Node's warning lines.
+func noiseLine(line string) bool {
+	n := noise()
+	for _, re := range []*regexp.Regexp{n.permission, n.typeless, n.reparsing, n.eliminate, n.trace} {
+		if re.MatchString(line) {
+			return true
+		}
+	}
+	return false
+}
 
 func (n *nodeNoise) Write(p []byte) (int, error) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	prev := n.after
 	n.after = afterNothing
+	re := noise()
 	switch {
-	case permissionWarning.Match(p):
+	case re.permission.Match(p):
 		n.after = afterWarning
-	case typelessWarning.Match(p):
+	case re.typeless.Match(p):
 		n.after = afterTypeless
-	case prev == afterTypeless && reparsingLine.Match(p):
+	case prev == afterTypeless && re.reparsing.Match(p):
 		n.after = afterReparsing
-	case prev == afterReparsing && eliminateLine.Match(p):
+	case prev == afterReparsing && re.eliminate.Match(p):
 		n.after = afterWarning
-	case prev != afterNothing && traceHint.Match(p):
+	case prev != afterNothing && re.trace.Match(p):
 	default:
 		if _, err := n.w.Write(p); err != nil {
 			return 0, err

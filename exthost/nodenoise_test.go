@@ -99,8 +99,7 @@ func FuzzNodeNoise(f *testing.F) {
 				continue
 			}
 			n.Write([]byte(line))
-			if !permissionWarning.MatchString(line) && !typelessWarning.MatchString(line) && !reparsingLine.MatchString(line) &&
-				!eliminateLine.MatchString(line) && !traceHint.MatchString(line) {
+			if !noiseLine(line) {
 				kept = append(kept, line)
 			}
 		}

@@ -88,21 +88,24 @@ func (v *validator) hintValues(values []string, got any) {
 	v.hintLast("%s", h)
 }
 
-// toolNameRule is the pattern of a tool name, without the blanks around
-// it that the schema allows.
-var toolNameRule = regexp.MustCompile(`^[a-z0-9]+(?:[._-][a-z0-9]+)*$`)
-
-var (
-	notNameChars  = regexp.MustCompile(`[^a-z0-9._-]+`)
-	separatorRuns = regexp.MustCompile(`[._-]{2,}`)
-)
+// nameRegexps are the pattern of a tool name (without the blanks around
+// it that the schema allows), what it does not allow, and separators in a
+// row, compiled at first use: package init stays cheap.
+var nameRegexps = sync.OnceValue(func() [3]*regexp.Regexp {
+	return [3]*regexp.Regexp{
+		regexp.MustCompile(`^[a-z0-9]+(?:[._-][a-z0-9]+)*$`), // the rule
+		regexp.MustCompile(`[^a-z0-9._-]+`),                  // what it does not allow
+		regexp.MustCompile(`[._-]{2,}`),                      // separators in a row
+	}
+})
 
 // hintToolName says the naming rule, with the name made to fit it.
 func (v *validator) hintToolName(name string) {
-	fixed := strings.Trim(notNameChars.ReplaceAllString(strings.ToLower(name), "-"), "._-")
-	fixed = separatorRuns.ReplaceAllStringFunc(fixed, func(s string) string { return s[:1] })
+	re := nameRegexps()
+	fixed := strings.Trim(re[1].ReplaceAllString(strings.ToLower(name), "-"), "._-")
+	fixed = re[2].ReplaceAllStringFunc(fixed, func(s string) string { return s[:1] })
 	h := "a tool name is lowercase letters and digits, in words joined by one \".\", \"_\" or \"-\""
-	if toolNameRule.MatchString(fixed) {
+	if re[0].MatchString(fixed) {
 		h += fmt.Sprintf(", such as %q", fixed)
 	} else {
 		h += `, such as "get-weather"`
@@ -173,12 +176,46 @@ var npmFields = []string{"name", "version", "description", "keywords", "homepage
 	"imports", "module", "types", "typings", "packageManager", "sideEffects", "icon", "displayName",
 	"publisher", "spiritExtension"}
 
-// schemaTree is the schema as plain JSON, to walk its properties.
-var schemaTree = sync.OnceValue(func() map[string]any {
+// keyNode is what the schema says about the keys of an object: the
+// names it knows, the node of each known key, and the node of the items
+// of an array under a key.
+type keyNode struct {
+	known []string
+	props map[string]*keyNode
+	items *keyNode
+}
+
+// keyTree is the schema's tree of keys, built at first use; the root
+// also knows npm's fields.
+var keyTree = sync.OnceValue(func() *keyNode {
 	var m map[string]any
 	_ = json.Unmarshal(SchemaJSON, &m)
-	return m
+	root := newKeyNode(m)
+	root.known = append(root.known, npmFields...)
+	slices.Sort(root.known)
+	root.known = slices.Compact(root.known)
+	return root
 })
+
+func newKeyNode(schema map[string]any) *keyNode {
+	n := &keyNode{}
+	if items, ok := schema["items"].(map[string]any); ok {
+		n.items = newKeyNode(items)
+	}
+	props, _ := schema["properties"].(map[string]any)
+	if len(props) == 0 {
+		return n
+	}
+	n.props = map[string]*keyNode{}
+	for k, sub := range props {
+		n.known = append(n.known, k)
+		if m, ok := sub.(map[string]any); ok {
+			n.props[k] = newKeyNode(m)
+		}
+	}
+	slices.Sort(n.known)
+	return n
+}
 
 // unknownKeys warns about each key, at any depth the schema describes,
 // that the apps do not read and that is close to one they do: a
@@ -187,52 +224,49 @@ var schemaTree = sync.OnceValue(func() map[string]any {
 // them. Tool schemas (inputSchema, outputSchema) are JSON Schemas of
 // their own and are not walked.
 func (v *validator) unknownKeys(doc any) {
-	root, ok := doc.(map[string]any)
-	if !ok {
-		return
+	if root, ok := doc.(map[string]any); ok {
+		v.walkKeys(root, keyTree(), "")
 	}
-	v.walkKeys(root, schemaTree(), "", npmFields)
 }
 
-func (v *validator) walkKeys(obj map[string]any, schema map[string]any, ptr string, extra []string) {
-	props, _ := schema["properties"].(map[string]any)
-	if props == nil {
+func (v *validator) walkKeys(obj map[string]any, node *keyNode, ptr string) {
+	if node.props == nil {
 		return
 	}
-	known := slices.Concat(extra)
-	for k := range props {
-		known = append(known, k)
-	}
-	slices.Sort(known)
-	known = slices.Compact(known)
+	// In key order, so the warnings come in the same order every time.
 	keys := make([]string, 0, len(obj))
 	for k := range obj {
 		keys = append(keys, k)
 	}
 	slices.Sort(keys)
+	var unknown []string
 	for _, k := range keys {
-		p := ptr + "/" + escapeToken(k)
-		sub, isKnown := props[k].(map[string]any)
+		x := obj[k]
+		sub, isKnown := node.props[k]
 		if !isKnown {
-			if slices.Contains(known, k) {
-				continue
-			}
-			if close := suggest.Near(k, known, 2); len(close) > 0 {
-				v.warnf(p, "The key %s is not a field of %s; it is ignored.", k, objectName(ptr))
-				v.hintLast("did you mean %s?", close[0])
+			if !slices.Contains(node.known, k) {
+				unknown = append(unknown, k)
 			}
 			continue
 		}
-		switch x := obj[k].(type) {
+		switch x := x.(type) {
 		case map[string]any:
-			v.walkKeys(x, sub, p, nil)
+			v.walkKeys(x, sub, ptr+"/"+escapeToken(k))
 		case []any:
-			items, _ := sub["items"].(map[string]any)
+			if sub.items == nil || sub.items.props == nil {
+				continue
+			}
 			for i, it := range x {
-				if o, ok := it.(map[string]any); ok && items != nil {
-					v.walkKeys(o, items, fmt.Sprintf("%s/%d", p, i), nil)
+				if o, ok := it.(map[string]any); ok {
+					v.walkKeys(o, sub.items, fmt.Sprintf("%s/%s/%d", ptr, escapeToken(k), i))
 				}
 			}
+		}
+	}
+	for _, k := range unknown {
+		if close := suggest.Near(k, node.known, 2); len(close) > 0 {
+			v.warnf(ptr+"/"+escapeToken(k), "The key %s is not a field of %s; it is ignored.", k, objectName(ptr))
+			v.hintLast("did you mean %s?", close[0])
 		}
 	}
 }
