@@ -6,12 +6,13 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/spiritagents/spirit/catalog/verify"
 	"github.com/spiritagents/spirit/fetch"
-	"github.com/spiritagents/spirit/npm"
 )
 
 // Limits caps the size of each kind of document. A tarball's cap, the
@@ -58,7 +59,7 @@ type Options struct {
 	// Now is the clock; nil → time.Now.
 	Now func() time.Time
 	// Progress receives the progress of tarball downloads; nil is fine.
-	Progress npm.Progress
+	Progress fetch.Progress
 	// TrustDir keeps, per index, the pinned root and the metadata versions
 	// seen of signed indexes (see package verify); "" keeps nothing.
 	TrustDir string
@@ -185,6 +186,9 @@ func (c *Client) Catalog(ctx context.Context) (*Catalog, error) {
 	}
 	data, _, origin, err := c.getSigned(ctx, loc, c.opts.Limits.Catalog, "marketplace catalog")
 	if err != nil {
+		if hint := c.catalogHint(err); hint != "" {
+			err = &CatalogLocationError{Err: err, hint: hint}
+		}
 		return nil, err
 	}
 	var cat *Catalog
@@ -206,6 +210,50 @@ func (c *Client) Catalog(ctx context.Context) (*Catalog, error) {
 	cat.Warnings = append(originWarning(origin, "marketplace catalog"), cat.Warnings...)
 	c.catalog = cat
 	return cat, nil
+}
+
+// CatalogLocationError is a catalog.json that is not where the source
+// says: its Hint says where it should be.
+type CatalogLocationError struct {
+	Err  error
+	hint string
+}
+
+func (e *CatalogLocationError) Error() string { return e.Err.Error() }
+func (e *CatalogLocationError) Unwrap() error { return e.Err }
+
+// Hint says where catalog.json should be, or how to make it.
+func (e *CatalogLocationError) Hint() string { return e.hint }
+
+// catalogHint says where catalog.json should be when reading it failed
+// with err because it is not there: the usual mistakes are a folder
+// source naming the repository root (catalog.json is in its registry/
+// folder) or catalog.json itself, and a registry not built yet.
+func (c *Client) catalogHint(err error) string {
+	var he *HTTPError
+	if errors.As(err, &he) && he.Code == http.StatusNotFound {
+		return "the marketplace index (--registry, SPIRIT_REGISTRY) is the URL of the folder that serves catalog.json; a registry repository serves it from its registry/ folder"
+	}
+	if c.src.Kind != KindDir {
+		return ""
+	}
+	dir := c.src.Dir
+	exists := func(p string) bool { _, err := os.Stat(p); return err == nil }
+	if fi, err := os.Stat(dir); err == nil && !fi.IsDir() {
+		return "the marketplace index is the folder that holds catalog.json, not the file: --registry " + filepath.Dir(dir)
+	}
+	if !errors.Is(err, ErrNotFound) {
+		return ""
+	}
+	switch {
+	case exists(filepath.Join(dir, "registry", "catalog.json")):
+		return "catalog.json is in the registry folder of the repository: --registry " + filepath.Join(dir, "registry")
+	case exists(filepath.Join(dir, "registry", "extensions")):
+		return "the registry has no catalog.json yet: run spirit registry build --root " + dir + ", then use --registry " + filepath.Join(dir, "registry")
+	case filepath.Base(dir) == "registry" && exists(filepath.Join(dir, "extensions")):
+		return "the registry has no catalog.json yet: run spirit registry build --root " + filepath.Dir(dir)
+	}
+	return "the marketplace index (--registry, SPIRIT_REGISTRY) is the folder that holds catalog.json: the registry/ folder of a registry repository, once spirit registry build wrote it"
 }
 
 // NotInCatalogError says the catalog has no such extension.

@@ -32,15 +32,24 @@ var (
 	ErrNotFound = errors.New("not found")
 )
 
-// HTTPError is an unexpected HTTP status.
+// HTTPError is an unexpected HTTP status. Its message is the apps' text
+// ("<label> fetch failed: <status>") followed by the URL asked for.
 type HTTPError struct {
 	Label  string
 	Status string
 	Code   int
-	err    error // the fetch layer's
+	// URL is the URL asked for, without credentials.
+	URL string
+	err error // the fetch layer's
 }
 
-func (e *HTTPError) Error() string { return e.Label + " fetch failed: " + e.Status }
+func (e *HTTPError) Error() string {
+	msg := e.Label + " fetch failed: " + e.Status
+	if e.URL != "" {
+		msg += " (" + e.URL + ")"
+	}
+	return msg
+}
 
 // Unwrap returns the fetch layer's error, a *fetch.HTTPError.
 func (e *HTTPError) Unwrap() error { return e.err }
@@ -241,7 +250,7 @@ func (c *Client) fetch(ctx context.Context, u *url.URL, header http.Header, limi
 	if err != nil {
 		var he *fetch.HTTPError
 		if errors.As(err, &he) {
-			return nil, nil, &HTTPError{Label: label, Status: he.Text, Code: he.Status, err: err}
+			return nil, nil, &HTTPError{Label: label, Status: he.Text, Code: he.Status, URL: u.Redacted(), err: err}
 		}
 		return nil, nil, fmt.Errorf("%s request failed: %w", label, err)
 	}

@@ -17,6 +17,10 @@ type Activation struct {
 	SystemPrompt bool     `json:"systemPrompt"`
 	OnEvent      bool     `json:"onEvent"`
 	Dispose      bool     `json:"dispose"`
+	// ModuleTypeless says main is an ES module in a package without
+	// "type": "module": Node has to parse it twice, and warns, at every
+	// start.
+	ModuleTypeless bool `json:"moduleTypeless"`
 }
 
 // Handles says whether a call of tool reaches a handler: invokeTool takes
@@ -41,7 +45,7 @@ func (h *Host) Activate(ctx context.Context, id string) (*Activation, error) {
 	defer h.release(p)
 	c := p.caps
 	return &Activation{Instance: c.Instance, Tools: slices.Clone(c.Tools), InvokeTool: c.InvokeTool,
-		SystemPrompt: c.SystemPrompt, OnEvent: c.OnEvent, Dispose: c.Dispose}, nil
+		SystemPrompt: c.SystemPrompt, OnEvent: c.OnEvent, Dispose: c.Dispose, ModuleTypeless: c.ModuleTypeless}, nil
 }
 
 // ExtensionPrompt returns the system prompt text of extension id, started

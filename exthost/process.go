@@ -53,6 +53,9 @@ type capabilities struct {
 	StaticPrompt *string `json:"staticPrompt"`
 	OnEvent      bool    `json:"onEvent"`
 	Dispose      bool    `json:"dispose"`
+	// ModuleTypeless says Node warned that main is an ES module in a
+	// package without "type": "module".
+	ModuleTypeless bool `json:"moduleTypeless"`
 }
 
 func (p *process) alive() bool {
@@ -203,7 +206,7 @@ func (h *Host) start(ctx context.Context, ext *install.Installed, ev *Event, end
 	}
 	p := &process{ext: ext, mask: &masker{}, log: logPath, exited: make(chan struct{})}
 	p.stdout = &maskWriter{m: p.mask, w: logFile}
-	p.stderr = &maskWriter{m: p.mask, w: logFile}
+	p.stderr = &maskWriter{m: p.mask, w: &nodeNoise{w: logFile}}
 	cmd := h.command(node, ext)
 	// Two writers, so exec gives the child two pipes (one writer would be
 	// one pipe, where both streams arrive interleaved byte by byte).

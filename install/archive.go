@@ -54,6 +54,21 @@ var (
 	ErrCorrupt           = errors.New("corrupt archive")
 )
 
+// CorruptError is an archive that cannot be read as its format: not a
+// ZIP, not gzip, not a tarball. It matches ErrCorrupt.
+type CorruptError struct {
+	// Archive names the archive: its path, or the label of a download
+	// read as it streams.
+	Archive string
+	// Detail says what is wrong ("not a valid ZIP: …").
+	Detail string
+}
+
+func (e *CorruptError) Error() string { return "corrupt archive " + e.Archive + ": " + e.Detail }
+
+// Is matches ErrCorrupt.
+func (e *CorruptError) Is(target error) bool { return target == ErrCorrupt }
+
 // ErrUnsafe is wrapped by every *EntryError: an archive rule was broken.
 var ErrUnsafe = errors.New("unsafe archive")
 
@@ -459,7 +474,7 @@ func (x *extraction) zip(src string, s sink) error {
 	}
 	zr, err := zip.NewReader(f, fi.Size())
 	if err != nil {
-		return fmt.Errorf("%w: not a valid ZIP: %v", ErrCorrupt, err)
+		return &CorruptError{Archive: src, Detail: fmt.Sprintf("not a valid ZIP: %v", err)}
 	}
 	if len(zr.File) > MaxEntries {
 		return entryErr(zr.File[MaxEntries].Name, ErrTooManyEntries)
@@ -597,7 +612,7 @@ func (x *extraction) tgzFrom(f io.Reader, size int64, src string, s sink) (err e
 	cr := &compressedCounter{r: buf}
 	zr, err := newInflater(cr)
 	if err != nil {
-		return fmt.Errorf("%w: not a gzip file: %v", ErrCorrupt, err)
+		return &CorruptError{Archive: src, Detail: fmt.Sprintf("not a gzip file: %v", err)}
 	}
 	defer func() {
 		if err != nil && x.abort != nil {
@@ -618,7 +633,7 @@ func (x *extraction) tgzFrom(f io.Reader, size int64, src string, s sink) (err e
 			if errors.As(err, &ee) {
 				return err
 			}
-			return fmt.Errorf("%w: not a valid tarball: %v", ErrCorrupt, err)
+			return &CorruptError{Archive: src, Detail: fmt.Sprintf("not a valid tarball: %v", err)}
 		}
 		current = hdr.Name
 		if err := x.count(hdr.Name); err != nil {

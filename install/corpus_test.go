@@ -125,8 +125,8 @@ func TestMaliciousCorpus(t *testing.T) {
 			if err == nil {
 				t.Fatal("installed; want a refusal")
 			}
-			if err.Error() != want {
-				t.Errorf("error = %q\nwant    %q", err, want)
+			if got := strings.ReplaceAll(err.Error(), src, corpus.Archive); got != want {
+				t.Errorf("error = %q\nwant    %q", got, want)
 			}
 			var ee *install.EntryError
 			if errors.As(err, &ee) && !errors.Is(err, install.ErrUnsafe) {
@@ -139,7 +139,7 @@ func TestMaliciousCorpus(t *testing.T) {
 			// The read-only reader applies the same rules.
 			if _, rerr := install.ReadArchive(src); rerr == nil && ee != nil {
 				t.Errorf("ReadArchive accepted an archive that Install refused: %v", err)
-			} else if ee != nil && rerr.Error() != want {
+			} else if ee != nil && strings.ReplaceAll(rerr.Error(), src, corpus.Archive) != want {
 				t.Errorf("ReadArchive error = %q, want %q", rerr, want)
 			}
 		})

@@ -34,20 +34,9 @@ func DownloadWith(ctx context.Context, fc *fetch.Client, rawURL, dir string) (fi
 	return DownloadWithProgress(ctx, fc, rawURL, dir, nil)
 }
 
-// DownloadProgress receives the progress of a download (npm.Progress has
-// the same methods, so one progress line serves both).
-type DownloadProgress interface {
-	// Start begins a download of total bytes (-1 when unknown) named label.
-	Start(label string, total int64)
-	// Add reports n more bytes.
-	Add(n int64)
-	// Done ends the download, with its error or nil.
-	Done(err error)
-}
-
 // DownloadWithProgress is DownloadWith reporting to p (nil for none); the
 // label is the file name the URL names, else the URL without credentials.
-func DownloadWithProgress(ctx context.Context, fc *fetch.Client, rawURL, dir string, p DownloadProgress) (file, name string, err error) {
+func DownloadWithProgress(ctx context.Context, fc *fetch.Client, rawURL, dir string, p fetch.Progress) (file, name string, err error) {
 	u, err := url.Parse(rawURL)
 	if err != nil {
 		return "", "", fmt.Errorf("%w: %s", fetch.ErrInvalidURL, fetch.Redact(rawURL))
@@ -70,7 +59,7 @@ func DownloadWithProgress(ctx context.Context, fc *fetch.Client, rawURL, dir str
 		}
 		d.Tee = func(total int64) io.Writer {
 			p.Start(label, total)
-			return progressWriter{p}
+			return fetch.ProgressWriter(p)
 		}
 	}
 	file, err = fc.DownloadFile(ctx, d)
@@ -81,13 +70,6 @@ func DownloadWithProgress(ctx context.Context, fc *fetch.Client, rawURL, dir str
 		return "", "", fmt.Errorf("downloading %s: %w", fetch.Redact(rawURL), err)
 	}
 	return file, name, nil
-}
-
-type progressWriter struct{ p DownloadProgress }
-
-func (w progressWriter) Write(b []byte) (int, error) {
-	w.p.Add(int64(len(b)))
-	return len(b), nil
 }
 
 // recordedURL is an http(s) URL as it may be recorded or shown: without

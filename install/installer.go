@@ -371,6 +371,14 @@ func (in *Installer) Install(ctx context.Context, req Request) (*Result, error) 
 		}
 		ex, err = extract(ctx, src, format, rs, in.Progress, tee)
 		rs.close()
+		var ce *CorruptError
+		if errors.As(err, &ce) {
+			// Named as the user knows it, not by its private copy.
+			ce.Archive = req.Path
+			if req.Source != "" {
+				ce.Archive = recordedURL(req.Source)
+			}
+		}
 		if err != nil {
 			if format == FormatTgz && ctx.Err() == nil {
 				evict()

@@ -241,6 +241,7 @@ func (v *validator) hooksFile(ptr, path string) ([]Hook, bool) {
 			}
 			if !slices.Contains(values, trim(s)) {
 				v.errorf(ptr, "Extension field %s.%s has an invalid value: %s", label, key, s)
+				v.hintValues(values, s)
 				good = false
 				return ""
 			}

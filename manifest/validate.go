@@ -46,6 +46,7 @@ func Validate(data []byte, fsys fs.FS, opts Options) *Report {
 	doc, ok := v.decode(data)
 	if ok {
 		v.validate(doc, opts)
+		v.unknownKeys(doc)
 	}
 	if opts.Strict {
 		for i := range v.report.Problems {
@@ -135,6 +136,7 @@ func (v *validator) validate(doc any, opts Options) {
 	se, hasSE := root["spiritExtension"].(map[string]any)
 	if !hasSE {
 		v.errorf("/spiritExtension", "The extension package.json is missing the spiritExtension field, which must be an object.")
+		v.hintMissingBlock(root)
 		se = nil
 	}
 	if hasSE {
@@ -252,6 +254,7 @@ func (v *validator) requiredString(obj map[string]any, ptr, label string) string
 	switch v.fail(ptr) {
 	case failMissing, failType, failBlank:
 		v.errorf(ptr, "Extension field %s must not be empty.", label)
+		v.hintType(ptr, obj[lastToken(ptr)])
 		return ""
 	}
 	s, _ := obj[lastToken(ptr)].(string)
@@ -328,6 +331,7 @@ func (v *validator) stringList(obj map[string]any, ptr, label string) []string {
 			continue
 		case failPattern:
 			v.errorf(p, "Extension field %s has an invalid value: %s", label, it)
+			v.hintEnum(p, it)
 			continue
 		}
 		s := trim(it.(string))
@@ -346,6 +350,7 @@ func (v *validator) enumString(obj map[string]any, ptr, label string) string {
 		return ""
 	case failPattern:
 		v.errorf(ptr, "Extension field %s has an invalid value: %s", label, obj[lastToken(ptr)])
+		v.hintEnum(ptr, obj[lastToken(ptr)])
 		return ""
 	}
 	s, _ := obj[lastToken(ptr)].(string)
@@ -381,6 +386,7 @@ func (v *validator) contributes(se map[string]any) {
 		tool := Tool{Name: v.requiredString(obj, ptr+"/name", label+".name")}
 		if tool.Name != "" && v.fail(ptr+"/name") == failPattern {
 			v.errorf(ptr+"/name", "Invalid extension tool name: %s", tool.Name)
+			v.hintToolName(tool.Name)
 		}
 		tool.Description = v.requiredString(obj, ptr+"/description", label+".description")
 		switch v.fail(ptr + "/inputSchema") {
@@ -503,6 +509,7 @@ func (v *validator) settings(se map[string]any) {
 			v.errorf(ptr+"/type", "Extension field %s.type must be a string.", label)
 		case failPattern:
 			v.errorf(ptr+"/type", "Extension field %s.type has an invalid value: %s", label, obj["type"])
+			v.hintValues(settingTypes, obj["type"])
 		default:
 			s.Type = trim(obj["type"].(string))
 		}
@@ -670,6 +677,7 @@ func (v *validator) supportedHosts(se map[string]any) {
 			continue
 		case failPattern:
 			v.errorf(p, "Extension field spiritExtension.supportedHosts has an invalid value: %s", it)
+			v.hintValues(hostNames, it)
 			continue
 		}
 		if s := trim(it.(string)); !slices.Contains(v.m.SupportedHosts, s) {

@@ -29,7 +29,7 @@ type Config struct {
 	// (MaxDownload); zero fields take the defaults of package fetch.
 	Limits fetch.Limits
 	// Progress receives download progress; nil is fine.
-	Progress Progress
+	Progress fetch.Progress
 	// AllowSHA1 accepts a tarball that only a sha1 digest verifies.
 	AllowSHA1 bool
 }

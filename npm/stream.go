@@ -89,7 +89,7 @@ func (c *Client) FetchTarballStream(ctx context.Context, r *Resolved) (*Tarball,
 		Header: http.Header{"Accept-Encoding": {"identity"}}, // see download
 		Tee: func(total int64) io.Writer {
 			c.progress.start(label, total)
-			return progressWriter{c.progress}
+			return fetch.ProgressWriter(c.progress.p)
 		},
 	})
 	if err != nil {

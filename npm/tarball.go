@@ -135,7 +135,7 @@ func (c *Client) download(ctx context.Context, r *Resolved, e *expectation, dir,
 		Tee: func(total int64) io.Writer {
 			h = newHashers(e)
 			c.progress.start(label, total)
-			return io.MultiWriter(h, progressWriter{c.progress})
+			return io.MultiWriter(h, fetch.ProgressWriter(c.progress.p))
 		},
 	})
 	if err == nil {
@@ -152,11 +152,4 @@ func (c *Client) download(ctx context.Context, r *Resolved, e *expectation, dir,
 		return "", "", fmt.Errorf("tarball of %s: %w", label, err)
 	}
 	return path, sri, nil
-}
-
-type progressWriter struct{ p progress }
-
-func (w progressWriter) Write(b []byte) (int, error) {
-	w.p.add(int64(len(b)))
-	return len(b), nil
 }

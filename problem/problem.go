@@ -4,7 +4,7 @@
 // them one way.
 //
 // The JSON form is a public contract: the fields appear in the order
-// pointer, file, message, severity, detail, and only those that are set
+// pointer, file, message, severity, detail, hint, and only those that are set
 // (pointer also when it is the whole document, see Problem.InDocument).
 package problem
 
@@ -39,6 +39,10 @@ type Problem struct {
 	Severity Severity
 	// Detail says more where the message is terse (where JSON is broken, say).
 	Detail string
+	// Hint says how to fix it, where the message (often the apps' exact
+	// text) does not: the allowed values, the expected type, the key a
+	// misspelled one may have meant.
+	Hint string
 }
 
 // Error returns the message, so that a *Problem can travel as an error.
@@ -65,11 +69,12 @@ type jsonForm struct {
 	Message  string   `json:"message"`
 	Severity Severity `json:"severity,omitempty"`
 	Detail   string   `json:"detail,omitempty"`
+	Hint     string   `json:"hint,omitempty"`
 }
 
 // MarshalJSON writes the fields that are set, in the documented order.
 func (p Problem) MarshalJSON() ([]byte, error) {
-	j := jsonForm{File: p.File, Message: p.Message, Severity: p.Severity, Detail: p.Detail}
+	j := jsonForm{File: p.File, Message: p.Message, Severity: p.Severity, Detail: p.Detail, Hint: p.Hint}
 	if p.Pointer != "" || p.InDocument {
 		j.Pointer = &p.Pointer
 	}
@@ -83,7 +88,7 @@ func (p *Problem) UnmarshalJSON(data []byte) error {
 	if err := json.Unmarshal(data, &j); err != nil {
 		return err
 	}
-	*p = Problem{File: j.File, Message: j.Message, Severity: j.Severity, Detail: j.Detail}
+	*p = Problem{File: j.File, Message: j.Message, Severity: j.Severity, Detail: j.Detail, Hint: j.Hint}
 	if j.Pointer != nil {
 		p.Pointer, p.InDocument = *j.Pointer, true
 	}

@@ -9,14 +9,7 @@ trap 'rm -rf "$data"' EXIT
 export SPIRIT_AGENT_DATA_DIR=$data
 
 # step TITLE CMD…: a heading, then the command as you would type it.
-step() {
-  printf '\n\033[1m== %s\033[0m\n$' "$1"
-  shift
-  for a in "$@"; do
-    if [[ $a =~ ^[A-Za-z0-9_./@:=+-]+$ ]]; then printf ' %s' "$a"; else printf " '%s'" "$a"; fi
-  done
-  printf '\n'
-}
+source scripts/demo-step.sh
 
 step "Validate a good extension and a broken one (every problem at once; exit 3 means problems found)" \
   spirit extension validate testdata/examples/lookup-tools testdata/examples/broken-ext

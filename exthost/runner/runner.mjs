@@ -32,6 +32,12 @@ const running = new Map(); // id -> call state (see handleRequest)
 let extension = null; // runtime info of the extension
 let instance; // the recognised members, bound to their object
 let logPrefix = '[extension]';
+// Node warns when main is an ES module in a package without "type":
+// "module" (it parses main twice at every start); activate reports it.
+let moduleTypeless = false;
+process.on('warning', (w) => {
+  if (w?.code === 'MODULE_TYPELESS_PACKAGE_JSON') moduleTypeless = true;
+});
 
 // MAX_LINE is the Go host's cap on one protocol line (exthost/rpc.go
 // maxMessage); the runner keeps the same cap in both directions.
@@ -262,6 +268,9 @@ async function activate({ info, mainPath, activationEvent }) {
   let mod;
   try {
     mod = await import(pathToFileURL(mainPath).href);
+    // Node emits a warning of the load on a later tick: one turn of the
+    // event loop lets moduleTypeless see it.
+    await new Promise((resolve) => setImmediate(resolve));
   } catch (err) {
     logError('load failed', err);
     const location = whereOf(err, info.directoryPath, mainPath);
@@ -297,6 +306,7 @@ async function activate({ info, mainPath, activationEvent }) {
     getSystemPrompt: typeof instance?.getSystemPrompt === 'function',
     onEvent: typeof instance?.onEvent === 'function',
     dispose: typeof instance?.dispose === 'function',
+    moduleTypeless,
   };
   // A static prompt cannot change after activation (readInstance copied the
   // string): it comes with the answer, saving the host a systemPrompt call.

@@ -6,6 +6,9 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/spiritagents/spirit/internal/suggest"
 )
 
 // applyArgRules gives every command of the tree below root argument errors
@@ -122,4 +125,29 @@ func useArgs(use string) (required []string, most int, variadic bool) {
 		}
 	}
 	return required, most, variadic
+}
+
+// flagError is the usage error for a flag cobra could not parse; an
+// unknown flag gets the closest flags of the command (its own and the
+// global ones) as "did you mean", as an unknown command does.
+func flagError(c *cobra.Command, err error) error {
+	name, ok := strings.CutPrefix(err.Error(), "unknown flag: --")
+	if !ok {
+		return &usageError{err}
+	}
+	var names []string
+	c.Flags().VisitAll(func(f *pflag.Flag) {
+		if !f.Hidden {
+			names = append(names, f.Name)
+		}
+	})
+	slices.Sort(names)
+	s := suggest.Closest(name, slices.Compact(names), 2)
+	if len(s) == 0 {
+		return &hinted{&usageError{err}, "see the flags with: " + c.CommandPath() + " --help"}
+	}
+	for i := range s {
+		s[i] = "--" + s[i]
+	}
+	return &hinted{&usageError{err}, "did you mean " + strings.Join(s, " or ") + "?"}
 }

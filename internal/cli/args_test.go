@@ -3,6 +3,7 @@ package cli
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -50,8 +51,35 @@ func TestInstallBrokenJSONSaysWhere(t *testing.T) {
 	ios, _, _, errOut := iostreams.Test()
 	f := &Factory{IO: ios, Getenv: func(k string) string { return map[string]string{"SPIRIT_AGENT_DATA_DIR": data}[k] }, Now: time.Now}
 	code := Run(t.Context(), f, []string{"extension", "install", pkg})
-	want := "Error: The extension package.json is not valid JSON.\nHint: line 2, column 15: invalid character ',' looking for beginning of object key string; spirit extension validate PATH lists every problem\n"
+	want := "Error: The extension package.json is not valid JSON.\nHint: " + pkg + ": line 2, column 15: invalid character ',' looking for beginning of object key string; spirit extension validate " + pkg + " lists every problem\n"
 	if code != ExitFailure || errOut.String() != want {
 		t.Errorf("exit %d, stderr %q\nwant %q", code, errOut.String(), want)
+	}
+}
+
+// A mistyped flag gets a did-you-mean, from the command's flags and the
+// global ones, as a mistyped command does.
+func TestUnknownFlagSuggestion(t *testing.T) {
+	tests := []struct {
+		name     string
+		args     []string
+		wantHint string
+	}{
+		{name: "global flag", args: []string{"extension", "list", "--jsn"}, wantHint: "did you mean --json?"},
+		{name: "own flag", args: []string{"extension", "list", "--lng"}, wantHint: "did you mean --long?"},
+		{name: "with a value", args: []string{"extension", "list", "--registy=x"}, wantHint: "did you mean --registry?"},
+		{name: "nothing close", args: []string{"extension", "list", "--zzzzzz"}, wantHint: "see the flags with: spirit extension list --help"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ios, _, _, errOut := iostreams.Test()
+			e := &cliEnv{data: t.TempDir(), now: time.Now()}
+			if code := Run(t.Context(), e.factory(ios, ""), tt.args); code != ExitUsage {
+				t.Fatalf("exit %d, want %d; stderr:\n%s", code, ExitUsage, errOut)
+			}
+			if !strings.Contains(errOut.String(), "Error: unknown flag: --") || !strings.Contains(errOut.String(), "Hint: "+tt.wantHint+"\n") {
+				t.Errorf("stderr:\n%s", errOut)
+			}
+		})
 	}
 }

@@ -29,7 +29,8 @@ type activateChecker struct {
 // secret store, and reports the runtime contract as problems: activation
 // fails or times out (with the place Node reports); a declared tool has no
 // handler (error); a handler has no declared tool (warning); system-prompt
-// is requested but no prompt is given (error).
+// is requested but no prompt is given (error); main is an ES module in a
+// package without "type": "module" (warning).
 func (c *activateChecker) check(ctx context.Context, path string) []manifest.Problem {
 	fail := func(ptr, msg, detail string) []manifest.Problem {
 		return []manifest.Problem{{Pointer: ptr, InDocument: true, Message: msg, Detail: detail, Severity: manifest.SeverityError}}
@@ -74,6 +75,11 @@ func (c *activateChecker) check(ctx context.Context, path string) []manifest.Pro
 	var probs []manifest.Problem
 	add := func(ptr string, sev manifest.Severity, msg string) {
 		probs = append(probs, manifest.Problem{Pointer: ptr, InDocument: true, Message: msg, Severity: sev})
+	}
+	if act.ModuleTypeless {
+		add("/main", manifest.SeverityWarning, fmt.Sprintf(
+			"main %s is an ES module, but package.json does not say \"type\": \"module\"; Node parses it twice and warns at every start.", m.Main))
+		probs[len(probs)-1].Hint = `add "type": "module" to package.json, or name main with .mjs`
 	}
 	wantsInstance := len(m.Tools()) > 0 || m.HasCapability(exthost.CapSystemPrompt)
 	if !act.Instance && wantsInstance {

@@ -104,6 +104,9 @@ func hintOf(err error) string {
 	var ie *manifest.InvalidError
 	if errors.As(err, &ie) && len(ie.Problems) > 0 {
 		hint := "spirit extension validate PATH lists every problem"
+		if h := ie.Problems[0].Hint; h != "" {
+			hint = h + "; " + hint
+		}
 		if d := ie.Problems[0].Detail; d != "" {
 			hint = d + "; " + hint
 		}

@@ -202,6 +202,10 @@ func installOne(ctx context.Context, opts *InstallOptions, in *install.Installer
 	req := art.Request(opts.Replace, opts.Yes)
 
 	res, err := installWithConfirm(ctx, opts, in, req)
+	var ie *manifest.InvalidError
+	if errors.As(err, &ie) {
+		return nil, withHint(err, invalidManifestHint(source, art, ie))
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -217,6 +221,26 @@ func installOne(ctx context.Context, opts *InstallOptions, in *install.Installer
 	}
 	printInstalled(f, verb, res)
 	return nil, nil
+}
+
+// invalidManifestHint names the package whose manifest is invalid (an
+// npm package by name@version, anything else by its source) with the
+// first problem's hint, and says how to see every problem.
+func invalidManifestHint(source string, art *install.Artifact, ie *manifest.InvalidError) string {
+	pkg := strings.TrimSpace(source)
+	if art.ExpectName != "" && art.ExpectVersion != "" {
+		pkg = art.ExpectName + "@" + art.ExpectVersion
+	}
+	hint := pkg
+	if h := ie.Problems[0].Hint; h != "" {
+		hint += ": " + h
+	} else if d := ie.Problems[0].Detail; d != "" {
+		hint += ": " + d
+	}
+	if art.Kind == install.KindDir || art.Kind == install.KindArchive {
+		return hint + "; spirit extension validate " + pkg + " lists every problem"
+	}
+	return hint
 }
 
 // printInstalled says what an install did, in the reference's words

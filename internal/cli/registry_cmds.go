@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -115,7 +116,7 @@ func runRegistryBuild(ctx context.Context, opts *RegistryBuildOptions) error {
 	if err != nil {
 		return registryProblems(ios, opts.JSON, err, "registry build failed")
 	}
-	printProblems(ios, opts.JSON, res.Warnings)
+	printProblems(ios, opts.JSON, res.Warnings, true)
 	if opts.JSON {
 		if err := writeJSON(ios.Out, res); err != nil {
 			return err
@@ -178,17 +179,25 @@ func registryProblems(ios *iostreams.IOStreams, asJSON bool, err error, what str
 			Problems []registry.Problem `json:"problems"`
 		}{pe.Problems})
 	} else {
-		printProblems(ios, asJSON, pe.Problems)
+		printProblems(ios, asJSON, pe.Problems, true)
 	}
 	return fmt.Errorf("%s: %w", what, err)
 }
 
-func printProblems(ios *iostreams.IOStreams, asJSON bool, ps []registry.Problem) {
+// printProblems prints ps in the official scripts' text; with named,
+// each after the file it is about when the text does not name it (build's
+// "Duplicate extensionId 'x' found.", its npm fetch failures). validate's
+// lines stay the script's exactly: they name their files already.
+func printProblems(ios *iostreams.IOStreams, asJSON bool, ps []registry.Problem, named bool) {
 	if asJSON {
 		return
 	}
 	for _, p := range ps {
-		termtext.Fprintln(ios.ErrOut, p.String())
+		line := p.String()
+		if named && p.File != "" && !strings.Contains(line, p.File) {
+			line = p.File + ": " + line
+		}
+		termtext.Fprintln(ios.ErrOut, line)
 	}
 }
 
@@ -251,16 +260,35 @@ func runRegistryValidate(opts *RegistryValidateOptions) error {
 			return err
 		}
 	} else {
-		printProblems(ios, opts.JSON, ps)
+		printProblems(ios, opts.JSON, ps, false)
 	}
 	if nerr > 0 {
-		return withHint(&problemsError{fmt.Sprintf("registry validation found %s", plural(nerr, "problem"))},
-			"run spirit registry build to regenerate the index")
+		hint := "run spirit registry build to regenerate the index"
+		if notBuilt(ps) {
+			// The script's text says to run its build script; spirit's
+			// build writes the same files.
+			hint = "the index is not built yet: run spirit registry build"
+			if opts.Root != "" && opts.Root != "." {
+				hint += " --root " + opts.Root
+			}
+		}
+		return withHint(&problemsError{fmt.Sprintf("registry validation found %s", plural(nerr, "problem"))}, hint)
 	}
 	if !opts.JSON {
 		fmt.Fprintln(ios.ErrOut, "registry is consistent")
 	}
 	return nil
+}
+
+// notBuilt says whether ps report a registry whose catalog.json was never
+// built.
+func notBuilt(ps []registry.Problem) bool {
+	for _, p := range ps {
+		if p.Severity == registry.SeverityError && strings.HasPrefix(p.Message, "registry/catalog.json is missing.") {
+			return true
+		}
+	}
+	return false
 }
 
 // RegistryAddOptions are the inputs of `spirit registry add`.

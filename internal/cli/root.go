@@ -144,7 +144,7 @@ It reads and writes the same data directory as the Spirit Agent apps.`,
 	}
 	cmd.SetOut(f.IO.Out)
 	cmd.SetErr(f.IO.ErrOut)
-	cmd.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return &usageError{err} })
+	cmd.SetFlagErrorFunc(flagError)
 
 	pf := cmd.PersistentFlags()
 	pf.StringVar(&f.Global.DataDir, "data-dir", "", "Spirit Agent data directory (env SPIRIT_AGENT_DATA_DIR)")

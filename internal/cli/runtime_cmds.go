@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -155,13 +154,15 @@ func runTools(ctx context.Context, opts *ToolsOptions) error {
 		fmt.Fprintln(f.IO.ErrOut, "No extension tools are installed.")
 		return nil
 	}
-	tw := tabwriter.NewWriter(f.IO.Out, 0, 4, 2, ' ', 0)
-	fmt.Fprint(tw, "NAME\tEXTENSION/TOOL\tAPPROVAL\tEXECUTION\tDESCRIPTION\n")
+	// A table on a terminal; tab-separated rows without a header on a
+	// pipe, as list prints them.
+	tp := newTablePrinter(f.IO, 4, "NAME", "EXTENSION/TOOL", "APPROVAL", "EXECUTION", "DESCRIPTION")
 	for _, t := range tools {
-		termtext.Fprintf(tw, "%s\t%s/%s\t%s\t%s\t%s\n", t.Name, t.ExtensionID, t.ToolName,
+		tp.addRow(t.Name, t.ExtensionID+"/"+t.ToolName,
 			orDefault(t.ApprovalMode, exthost.ApprovalAllowed), orDefault(t.ExecutionMode, "foreground"), oneLine(t.Description))
+		tp.colorCell(0, f.IO.ColorScheme().Bold)
 	}
-	return tw.Flush()
+	return tp.render()
 }
 
 func orDefault(s, d string) string {

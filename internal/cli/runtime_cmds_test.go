@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -86,5 +87,27 @@ func TestRunCallApproval(t *testing.T) {
 				t.Errorf("prompt not shown: %q", bufs.err.String())
 			}
 		})
+	}
+}
+
+// tools prints a table with a header on a terminal, and tab-separated
+// rows without one in a pipe, as list does.
+func TestRunToolsTerminalAndPipe(t *testing.T) {
+	for _, tty := range []bool{true, false} {
+		f, bufs := runtimeFactory(t, map[string]string{"caps-all": "caps-all"})
+		f.IO.SetTTY(tty)
+		f.IO.SetTerminalWidth(200)
+		if err := runTools(t.Context(), &ToolsOptions{f: f}); err != nil {
+			t.Fatal(err)
+		}
+		lines := strings.Split(strings.TrimSuffix(bufs.out.String(), "\n"), "\n")
+		header := strings.HasPrefix(lines[0], "NAME ")
+		tabs := strings.Contains(bufs.out.String(), "\t")
+		if header != tty || tabs == tty || len(lines) < 1 {
+			t.Errorf("tty %v: header %v, tabs %v:\n%s", tty, header, tabs, bufs.out)
+		}
+		if !tty && len(strings.Split(lines[0], "\t")) != 5 {
+			t.Errorf("pipe: want 5 tab-separated cells, got %q", lines[0])
+		}
 	}
 }

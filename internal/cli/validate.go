@@ -170,6 +170,9 @@ func printValidation(out, errOut io.Writer, reports []ValidationReport) {
 				line += " (" + p.Detail + ")"
 			}
 			termtext.Fprintln(out, line)
+			if p.Hint != "" {
+				termtext.Fprintf(out, "  Hint: %s\n", p.Hint)
+			}
 		}
 		if r.Valid {
 			valid++

@@ -92,3 +92,23 @@ func TestPrompter(t *testing.T) {
 		t.Fatal("a masked read from a buffer")
 	}
 }
+
+func TestPagerCommand(t *testing.T) {
+	tests := []struct {
+		name string
+		env  map[string]string
+		want string
+	}{
+		{name: "default", want: DefaultPager},
+		{name: "PAGER", env: map[string]string{"PAGER": "most"}, want: "most"},
+		{name: "SPIRIT_PAGER first", env: map[string]string{"PAGER": "most", "SPIRIT_PAGER": "lv"}, want: "lv"},
+		{name: "dumb terminal", env: map[string]string{"TERM": "dumb"}, want: ""},
+		{name: "dumb terminal ignores PAGER", env: map[string]string{"TERM": "dumb", "PAGER": "less"}, want: ""},
+		{name: "dumb terminal keeps SPIRIT_PAGER", env: map[string]string{"TERM": "dumb", "SPIRIT_PAGER": "cat -n"}, want: "cat -n"},
+	}
+	for _, tt := range tests {
+		if got := PagerCommand(func(k string) string { return tt.env[k] }); got != tt.want {
+			t.Errorf("%s: got %q, want %q", tt.name, got, tt.want)
+		}
+	}
+}

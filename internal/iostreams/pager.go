@@ -16,13 +16,19 @@ import (
 const DefaultPager = "less -FRX"
 
 // PagerCommand returns the pager named by SPIRIT_PAGER, else PAGER, else
-// DefaultPager (an empty value counts as unset). StartPager reads "cat" as
-// no pager.
+// DefaultPager (an empty value counts as unset). On a dumb terminal
+// (TERM=dumb) only SPIRIT_PAGER counts: less stops there at "terminal is
+// not fully functional" and waits for RETURN, so the text is printed as it
+// is. StartPager reads "cat" and "" as no pager.
 func PagerCommand(getenv func(string) string) string {
-	for _, k := range []string{"SPIRIT_PAGER", "PAGER"} {
-		if v := strings.TrimSpace(getenv(k)); v != "" {
-			return v
-		}
+	if v := strings.TrimSpace(getenv("SPIRIT_PAGER")); v != "" {
+		return v
+	}
+	if getenv("TERM") == "dumb" {
+		return ""
+	}
+	if v := strings.TrimSpace(getenv("PAGER")); v != "" {
+		return v
 	}
 	return DefaultPager
 }

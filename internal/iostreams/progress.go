@@ -20,7 +20,7 @@ import (
 // write to standard output or error. Off a terminal it draws nothing; with
 // SetVerbose it says one line per task. It is safe for concurrent use and
 // its methods are no-ops on a nil *Progress. Its methods serve the
-// progress interfaces of the domain packages (npm.Progress,
+// progress interfaces of the domain packages (fetch.Progress,
 // install.Progress, registry fetches). Labels come from outside and are
 // escaped with termtext.
 type Progress struct {
@@ -33,6 +33,13 @@ type Progress struct {
 	started time.Time
 	last    time.Time
 	drawn   bool
+	// downloading is set while a download's bytes come in (Add counts
+	// only then).
+	downloading bool
+	// streamed is the size of the last download that was unpacked as it
+	// came in: its one bar shows both, so its unpacking draws no bar of
+	// its own.
+	streamed int64
 	// now is the clock (tests fix it).
 	now func() time.Time
 }
@@ -69,11 +76,13 @@ func (p *Progress) Start(label string, total int64) {
 	defer p.mu.Unlock()
 	p.endLine()
 	p.begin("Downloading "+termtext.Line(label), total)
+	p.downloading, p.streamed = true, 0
 }
 
 // begin starts task, and says so off a terminal when verbose.
 func (p *Progress) begin(task string, total int64) {
 	p.task, p.done, p.total, p.started, p.last = task, 0, total, p.now(), time.Time{}
+	p.downloading = false
 	if !p.s.IsStderrTTY() && p.verbose {
 		size := ""
 		if total > 0 {
@@ -90,12 +99,23 @@ func (p *Progress) Add(n int64) {
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if !p.downloading {
+		return
+	}
 	p.done += n
 	p.draw(true)
 }
 
 // Done ends the download's line.
-func (p *Progress) Done(error) { p.Stop() }
+func (p *Progress) Done(error) {
+	if p == nil {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.downloading = false
+	p.endLine()
+}
 
 // Waiting says that another spirit process holds the lock; it is said on
 // pipes too, since the command may wait a while.
@@ -110,13 +130,21 @@ func (p *Progress) Waiting(lock string) {
 }
 
 // Extracting reports bytes unpacked out of total, for sources of 4 MiB
-// and more.
+// and more. A download unpacked as it streams keeps the download's bar:
+// two tasks taking turns on one line would each start a line of their
+// own at every turn.
 func (p *Progress) Extracting(done, total int64) {
 	if p == nil || total < unpackMin {
 		return
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if p.downloading && p.total == total && p.done < p.total {
+		p.streamed = total
+	}
+	if p.streamed == total {
+		return
+	}
 	if p.task != "Unpacking" || p.total != total || done < p.done {
 		p.endLine()
 		p.begin("Unpacking", total)
@@ -132,7 +160,7 @@ func (p *Progress) Fetched(pkg string, done, total int) {
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.task, p.total = termtext.Sprintf("fetched %d/%d %s", done, total, pkg), 0
+	p.task, p.total, p.downloading = termtext.Sprintf("fetched %d/%d %s", done, total, pkg), 0, false
 	p.draw(false)
 }
 
@@ -166,12 +194,21 @@ func (p *Progress) draw(bytes bool) {
 		return
 	}
 	p.last = now
-	// The label gives way first, so the numbers stay on a narrow line.
+	// The line never wraps: a wrapped line cannot be redrawn in place.
+	// On a narrow terminal the time left, the rate and the bar give way,
+	// then the label (down to a few letters).
 	width := p.s.TerminalWidth() - 1
 	line := p.task
 	if bytes {
-		tail := barText(p.done, p.total, now.Sub(p.started))
-		line = cutRunes(line, max(width-utf8.RuneCountInString(tail)-1, 12)) + " " + tail
+		const labelMin = 12
+		var tail string
+		for drop := range barDetails {
+			tail = barText(p.done, p.total, now.Sub(p.started), drop)
+			if labelMin+1+utf8.RuneCountInString(tail) <= width {
+				break
+			}
+		}
+		line = cutRunes(line, max(width-utf8.RuneCountInString(tail)-1, labelMin)) + " " + tail
 	}
 	line = cutRunes(line, width)
 	fmt.Fprintf(p.s.errWriter(), "\r\033[K%s", line)
@@ -181,24 +218,30 @@ func (p *Progress) draw(bytes bool) {
 	}
 }
 
+// barDetails is how many details of the bar barText can drop.
+const barDetails = 4
+
 // barText is "[########            ]  40% 4.0/10.0 MiB 2.0 MiB/s 3s left", or
-// "4.0 MiB 2.0 MiB/s" when the total is unknown.
-func barText(done, total int64, elapsed time.Duration) string {
+// "4.0 MiB 2.0 MiB/s" when the total is unknown, without the last drop
+// details of time left, rate and bar (for a narrow terminal).
+func barText(done, total int64, elapsed time.Duration, drop int) string {
 	var b strings.Builder
 	if total > 0 {
 		const width = 20
-		k := min(int(done*width/total), width)
-		fmt.Fprintf(&b, "[%s%s] %3d%% %s", strings.Repeat("#", k), strings.Repeat(" ", width-k),
-			min(done*100/total, 100), formatPair(done, total))
+		if drop < 3 {
+			k := min(int(done*width/total), width)
+			fmt.Fprintf(&b, "[%s%s] ", strings.Repeat("#", k), strings.Repeat(" ", width-k))
+		}
+		fmt.Fprintf(&b, "%3d%% %s", min(done*100/total, 100), formatPair(done, total))
 	} else {
 		b.WriteString(formatBytes(done))
 	}
-	if elapsed < 200*time.Millisecond || done <= 0 {
+	if elapsed < 200*time.Millisecond || done <= 0 || drop >= 2 {
 		return b.String()
 	}
 	rate := float64(done) / elapsed.Seconds()
 	fmt.Fprintf(&b, " %s/s", formatBytes(int64(rate)))
-	if total > 0 && done < total {
+	if total > 0 && done < total && drop < 1 {
 		left := time.Duration(float64(total-done) / rate * float64(time.Second))
 		fmt.Fprintf(&b, " %s left", formatETA(left))
 	}
@@ -236,7 +279,8 @@ func formatETA(d time.Duration) string {
 }
 
 // cutRunes cuts s to at most n runes, so the line does not wrap (a
-// wrapped line cannot be redrawn in place).
+// wrapped line cannot be redrawn in place). Runes count as one column
+// each: labels pass termtext, and the bar is ASCII.
 func cutRunes(s string, n int) string {
 	if n <= 0 || utf8.RuneCountInString(s) <= n {
 		return s

@@ -135,3 +135,49 @@ func TestProgressConcurrentWrites(t *testing.T) {
 		}
 	}
 }
+
+// A download unpacked as it streams reports both; its bar stays on one
+// line, ended once, at the end of the download.
+func TestProgressStreamedUnpackOneLine(t *testing.T) {
+	ios, screen := sharedTerminal()
+	p := ios.Progress()
+	p.now = fixedClock(time.Second)
+	const total = 8 << 20
+	p.Start("big@1.0.0", total)
+	for done := int64(0); done < total; done += 1 << 20 {
+		p.Add(1 << 20)
+		p.Extracting(done, total)
+	}
+	p.Done(nil)
+	p.Extracting(total, total)
+	got := screen.String()
+	if strings.Count(got, "\n") != 1 || strings.Contains(got, "Unpacking") || !strings.HasSuffix(got, "\n") {
+		t.Fatalf("want one line, ended: %q", got)
+	}
+}
+
+// On a narrow terminal the line never reaches the last column: time
+// left, rate and bar give way before the percentage.
+func TestProgressNarrowTerminal(t *testing.T) {
+	for _, tt := range []struct {
+		width int
+		want  string
+	}{
+		{width: 100, want: "Downloading @acme/extension@1.0.0 [####                ]  20% 2.0/10.0 MiB 2.0 MiB/s 4s left"},
+		{width: 80, want: "Downloading @acme/e… [####                ]  20% 2.0/10.0 MiB 2.0 MiB/s 4s left"},
+		{width: 60, want: "Downloading @acme… [####                ]  20% 2.0/10.0 MiB"},
+		{width: 40, want: "Downloading @acme/ex…  20% 2.0/10.0 MiB"},
+		{width: 24, want: "Downloading…  20% 2.0/…"},
+	} {
+		ios, screen := sharedTerminal()
+		ios.SetTerminalWidth(tt.width)
+		p := ios.Progress()
+		p.now = fixedClock(time.Second)
+		p.Start("@acme/extension@1.0.0", 10<<20)
+		p.Add(2 << 20)
+		line := strings.TrimPrefix(screen.String(), "\r\x1b[K")
+		if n := len([]rune(line)); n >= tt.width || line != tt.want {
+			t.Errorf("width %d: %q (%d columns), want %q", tt.width, line, n, tt.want)
+		}
+	}
+}

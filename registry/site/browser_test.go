@@ -172,6 +172,20 @@ func TestBrowser(t *testing.T) {
 			_ = os.WriteFile(filepath.Join(dir, name+".png"), png, 0o644)
 		}
 	}
+	// fits says the page is no wider than a phone of 390 px: nothing
+	// makes it scroll sideways.
+	fits := func(t *testing.T, page string) {
+		t.Helper()
+		do(t, chromedp.EmulateViewport(390, 844, chromedp.EmulateScale(1), chromedp.EmulateMobile))
+		w, err := chromedp.Run(ctx, chromedp.Evaluate[int](`Math.max(document.documentElement.scrollWidth, document.body.scrollWidth)`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if w > 390 {
+			wide, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`[...document.querySelectorAll('body *')].filter(e => e.getBoundingClientRect().right > 391).slice(0, 5).map(e => e.tagName.toLowerCase() + (e.id ? '#' + e.id : '') + (e.className ? '.' + String(e.className).split(' ').join('.') : '') + ' ' + Math.round(e.getBoundingClientRect().right)).join(', ')`))
+			t.Errorf("%s is %d px wide at a 390 px viewport; wider than it: %s", page, w, wide)
+		}
+	}
 	all := "acme.weather evil.readme acme.bad acme.notes acme.old"
 	shown := func(t *testing.T, what, want string) {
 		t.Helper()
@@ -185,6 +199,7 @@ func TestBrowser(t *testing.T) {
 			do(t, chromedp.Navigate(base+"index.html"), chromedp.WaitVisible(chromedp.CSS("#q")))
 			shown(t, "no search", all)
 			if strings.HasPrefix(base, "http") {
+				fits(t, "the index page")
 				shoot(t, "index-phone", 390, 844, true)
 				shoot(t, "index-desktop", 1280, 900, false)
 			}
@@ -222,6 +237,7 @@ func TestBrowser(t *testing.T) {
 		if err != nil || n != 3 {
 			t.Errorf("rendered README elements: %d, %v", n, err)
 		}
+		fits(t, "the extension page")
 		shoot(t, "extension-phone", 390, 844, true)
 		shoot(t, "extension-desktop", 1280, 900, false)
 		clean(t)

@@ -164,11 +164,15 @@ func Tgz(files []File) []byte {
 	return out.Bytes()
 }
 
+// Archive stands for the archive's path in a Case's Want: an error that
+// names the archive names it by the path it was read from.
+const Archive = "ARCHIVE"
+
 // Case is one malicious or broken archive and the exact error it must get.
 type Case struct {
 	Name string // file name, with its .zip or .tgz extension
 	Data []byte
-	Want string // the exact error message
+	Want string // the exact error message, with Archive for the archive's path
 }
 
 func good(root string) []File { return Package(root, ID, "9.9.9", 2) }
@@ -241,7 +245,7 @@ func Cases() []Case {
 		{"zip-size-lie.zip", Zip(with("", File{Name: "lie.txt", Body: "twenty bytes of data", Size: 50, Method: zip.Store})), fmt.Sprintf(e+"entry size differs from its header", "lie.txt")},
 		{"zip-encrypted.zip", Zip(with("", File{Name: "secret.txt", Body: "xxxxxxxxxxxx", Size: -1, Flags: 0x1, Method: zip.Store})), fmt.Sprintf(e+"encrypted entries are not supported", "secret.txt")},
 		{"zip-empty.zip", nil, "The extension ZIP is empty."},
-		{"zip-garbage.zip", []byte("PK\x03\x04 this is not a zip archive at all"), "corrupt archive: not a valid ZIP: zip: not a valid zip file"},
+		{"zip-garbage.zip", []byte("PK\x03\x04 this is not a zip archive at all"), "corrupt archive " + Archive + ": not a valid ZIP: zip: not a valid zip file"},
 		{"zip-missing-manifest.zip", Zip([]File{{Name: "dist/index.js", Body: "x"}}), "The extension ZIP is missing package.json."},
 		{"zip-multiple-manifests.zip", Zip(with("", File{Name: "node_modules/dep/package.json", Body: "{}"})), "The extension ZIP contains multiple package.json."},
 		{"zip-bad-json.zip", Zip(badJSON), "The extension package.json is not valid JSON."},
@@ -277,7 +281,7 @@ func Cases() []Case {
 		{"tgz-win-trailing-space.tgz", Tgz(with("package/", File{Name: "package/dir /x.js", Body: "x"})), fmt.Sprintf(e+dot+`"dir "`, "package/dir /x.js")},
 		{"tgz-win-chars.tgz", Tgz(with("package/", File{Name: "package/what?.js", Body: "x"})), fmt.Sprintf(e+`name contains a character Windows forbids in names (< > : " | ? *)`, "package/what?.js")},
 		{"tgz-win-long-dir.tgz", Tgz(with("package/", File{Name: longDir, Body: "x"})), fmt.Sprintf(e+tooLong, longDir, 155, "folder", 151, 247, "folder")},
-		{"tgz-not-gzip.tgz", []byte("\x1f\x8bthis is not gzip"), "corrupt archive: not a gzip file: gzip: invalid header"},
+		{"tgz-not-gzip.tgz", []byte("\x1f\x8bthis is not gzip"), "corrupt archive " + Archive + ": not a gzip file: gzip: invalid header"},
 		{"tgz-missing-root.tgz", Tgz(good("pkg/")), "The extension tarball is missing the package/ root directory."},
 		{"tgz-missing-manifest.tgz", Tgz([]File{{Name: "package/dist/index.js", Body: "x"}}), "The extension tarball is missing package/package.json."},
 	}
