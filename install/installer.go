@@ -23,6 +23,7 @@ import (
 	"github.com/gofrs/flock"
 
 	"github.com/spiritagents/spirit/internal/atomicfile"
+	"github.com/spiritagents/spirit/internal/rmtree"
 	"github.com/spiritagents/spirit/manifest"
 	"github.com/spiritagents/spirit/paths"
 	"github.com/spiritagents/spirit/sandbox"
@@ -225,7 +226,7 @@ func (in *Installer) tidy() {
 	for _, d := range []string{p.StagingDir(), in.trashDir()} {
 		ents, _ := os.ReadDir(d)
 		for _, e := range ents {
-			_ = os.RemoveAll(filepath.Join(d, e.Name()))
+			_ = rmtree.Remove(filepath.Join(d, e.Name()))
 		}
 	}
 }
@@ -312,7 +313,7 @@ func (in *Installer) Install(ctx context.Context, req Request) (*Result, error) 
 	if err != nil {
 		return nil, err
 	}
-	defer os.RemoveAll(txn)
+	defer rmtree.Remove(txn)
 	staged := filepath.Join(txn, "pkg")
 	if err := os.Mkdir(staged, 0o755); err != nil {
 		return nil, err
@@ -445,7 +446,7 @@ func (in *Installer) Install(ctx context.Context, req Request) (*Result, error) 
 			return nil, err
 		}
 		if trash := in.keepGeneration(m.ID, previous, staged, oldEntry, oldRecord); trash != "" {
-			defer os.RemoveAll(trash)
+			defer rmtree.Remove(trash)
 		}
 	} else if err := os.Rename(staged, target); err != nil {
 		return nil, err
@@ -628,7 +629,7 @@ func (in *Installer) Remove(ctx context.Context, id string, opts RemoveOptions) 
 		if err := os.Remove(p.SettingsFile(id)); err != nil && !errors.Is(err, os.ErrNotExist) {
 			return nil, err
 		}
-		_ = os.RemoveAll(p.GenerationsDir(id))
+		_ = rmtree.Remove(p.GenerationsDir(id))
 		if err := purgePermissions(p, grants, id); err != nil {
 			return nil, err
 		}
@@ -636,7 +637,7 @@ func (in *Installer) Remove(ctx context.Context, id string, opts RemoveOptions) 
 	if found.Disabled {
 		_ = os.Remove(disabledMetaFile(p, found.ID))
 	}
-	_ = os.RemoveAll(trash)
+	_ = rmtree.Remove(trash)
 	return found, nil
 }
 
@@ -690,7 +691,7 @@ func (in *Installer) Rollback(ctx context.Context, id string) (*Result, error) {
 		if err != nil {
 			return nil, err
 		}
-		defer os.RemoveAll(txn)
+		defer rmtree.Remove(txn)
 		staged := filepath.Join(txn, "pkg")
 		if err := os.Rename(genDir, staged); err != nil {
 			return nil, err
@@ -700,13 +701,13 @@ func (in *Installer) Rollback(ctx context.Context, id string) (*Result, error) {
 			return nil, err
 		}
 		if trash := in.keepGeneration(id, current, staged, curEntry, curRecord); trash != "" {
-			defer os.RemoveAll(trash)
+			defer rmtree.Remove(trash)
 		}
 	} else {
 		if err := os.Rename(genDir, target); err != nil {
 			return nil, err
 		}
-		_ = os.RemoveAll(p.GenerationsDir(id))
+		_ = rmtree.Remove(p.GenerationsDir(id))
 	}
 
 	now := in.now().UnixMilli()

@@ -15,6 +15,7 @@ import (
 
 	"github.com/spiritagents/spirit/fetch"
 	"github.com/spiritagents/spirit/install"
+	"github.com/spiritagents/spirit/internal/rmtree"
 	"github.com/spiritagents/spirit/internal/termtext"
 	"github.com/spiritagents/spirit/npm"
 )
@@ -174,7 +175,7 @@ func checkURL(ctx context.Context, nc *npmClients, st *sourceStatus) {
 		st.Warning = err.Error()
 		return
 	}
-	defer os.RemoveAll(dir)
+	defer rmtree.Remove(dir)
 	u := rec.ResolvedURL
 	if u == "" {
 		u = rec.Source
