@@ -222,10 +222,20 @@ func (in *Installer) lock(ctx context.Context) (func(), error) {
 // tidy repairs interrupted swaps and removes leftovers of killed runs.
 func (in *Installer) tidy() {
 	p := in.Paths
-	recoverSwaps(p.StagingDir())
+	in.tidyKeeping(recoverSwaps(p.StagingDir(), moveDir))
+}
+
+// tidyKeeping empties staging, except the transactions in keep, and the
+// trash.
+func (in *Installer) tidyKeeping(keep map[string]bool) {
+	p := in.Paths
 	for _, d := range []string{p.StagingDir(), in.trashDir()} {
 		ents, _ := os.ReadDir(d)
 		for _, e := range ents {
+			if d == p.StagingDir() && keep[e.Name()] {
+				continue
+			}
+			// What a running program still holds stays until a later command.
 			_ = rmtree.Remove(filepath.Join(d, e.Name()))
 		}
 	}
@@ -260,7 +270,7 @@ func (in *Installer) toTrash(dir string) (string, error) {
 		return "", err
 	}
 	dst := filepath.Join(in.trashDir(), randomName())
-	return dst, os.Rename(dir, dst)
+	return dst, moveDir(dir, dst)
 }
 
 func randomName() string {
@@ -448,7 +458,7 @@ func (in *Installer) Install(ctx context.Context, req Request) (*Result, error) 
 		if trash := in.keepGeneration(m.ID, previous, staged, oldEntry, oldRecord); trash != "" {
 			defer rmtree.Remove(trash)
 		}
-	} else if err := os.Rename(staged, target); err != nil {
+	} else if err := moveDir(staged, target); err != nil {
 		return nil, err
 	}
 
@@ -566,7 +576,7 @@ func (in *Installer) keepGeneration(id, version, old string, e *Entry, r *Record
 	if atomicfile.WriteDurable(filepath.Join(root, name+".json"), meta, 0o644) != nil {
 		return trash
 	}
-	_ = os.Rename(old, filepath.Join(root, name))
+	_ = moveDir(old, filepath.Join(root, name))
 	return trash
 }
 
@@ -693,18 +703,18 @@ func (in *Installer) Rollback(ctx context.Context, id string) (*Result, error) {
 		}
 		defer rmtree.Remove(txn)
 		staged := filepath.Join(txn, "pkg")
-		if err := os.Rename(genDir, staged); err != nil {
+		if err := moveDir(genDir, staged); err != nil {
 			return nil, err
 		}
 		if err := exchangeDirs(staged, target); err != nil {
-			_ = os.Rename(staged, genDir)
+			_ = moveDir(staged, genDir)
 			return nil, err
 		}
 		if trash := in.keepGeneration(id, current, staged, curEntry, curRecord); trash != "" {
 			defer rmtree.Remove(trash)
 		}
 	} else {
-		if err := os.Rename(genDir, target); err != nil {
+		if err := moveDir(genDir, target); err != nil {
 			return nil, err
 		}
 		_ = rmtree.Remove(p.GenerationsDir(id))
