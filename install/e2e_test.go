@@ -19,13 +19,14 @@ import (
 
 	"github.com/spiritagents/spirit/install"
 	"github.com/spiritagents/spirit/install/internal/corpus"
+	"github.com/spiritagents/spirit/internal/testutil/tempdir"
 	"github.com/spiritagents/spirit/paths"
 )
 
 // buildSpirit builds the real binary once into a temporary directory.
 func buildSpirit(t *testing.T) string {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "spirit")
+	bin := filepath.Join(tempdir.New(t), "spirit")
 	cmd := exec.Command("go", "build", "-o", bin, "github.com/spiritagents/spirit/cmd/spirit")
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
@@ -138,9 +139,9 @@ func checkIntact(t *testing.T, dir string, want map[string]string) {
 // or the new version, complete.
 func TestE2EKillDuringInstall(t *testing.T) {
 	bin := buildSpirit(t)
-	data := t.TempDir()
+	data := tempdir.New(t)
 	// Small packages keep each run short on slow filesystems.
-	dir := t.TempDir()
+	dir := tempdir.New(t)
 	v1, v2 := filepath.Join(dir, "v1.zip"), filepath.Join(dir, "v2.tgz")
 	if err := os.WriteFile(v1, corpus.Zip(corpus.Package("", corpus.ID, "1.0.0", 4)), 0o644); err != nil {
 		t.Fatal(err)
@@ -209,7 +210,7 @@ func TestE2EKillDuringInstall(t *testing.T) {
 // and the final state is consistent.
 func TestE2EConcurrentInstallRemove(t *testing.T) {
 	bin := buildSpirit(t)
-	data := t.TempDir()
+	data := tempdir.New(t)
 	v2 := goodPath("corpus-ext-2.0.0.tgz")
 	want := expectedFiles(t, v2)["2.0.0"]
 	p := paths.New(data, paths.HostCLI)

@@ -22,11 +22,27 @@ bin=$(mktemp -d "${TMPDIR:-/tmp}/spirit-wine.XXXXXX")
 trap 'wineserver -k 2>/dev/null || true; rm -rf "$bin"' EXIT
 # One wineserver for the whole stage: without -p it exits seconds after
 # each program and the next one waits for a new one to start its services.
-wineserver -p 2>/dev/null || true # 2 when one runs already
+wineserver -p >/dev/null 2>&1 || true # 2 when one runs already
 pkgs=(./internal/build ./internal/errkind ./internal/iostreams ./internal/keyring ./internal/safeid
-	./internal/rmtree ./internal/termtext ./fetch ./manifest ./pack ./paths ./problem ./exthost)
+	./internal/rmtree ./internal/termtext ./internal/atomicfile ./internal/confine ./internal/outputs
+	./internal/scaffold ./internal/testutil/golden ./fetch ./manifest ./pack ./paths ./problem
+	./install ./catalog ./registry ./registry/mirror ./registry/site ./exthost)
 GOOS=windows GOARCH=amd64 CGO_ENABLED=0 "$GO" test -c -o "$bin/" "${pkgs[@]}"
 GOOS=windows GOARCH=amd64 CGO_ENABLED=0 "$GO" build -o "$bin/spirit.exe" ./cmd/spirit
+echo "wine: built the Windows test binaries and spirit.exe in $SECONDS s"
+# The first program starts Wine's services, which inherit its output and
+# outlive it: that one writes nowhere anyone waits on.
+timeout 120 wine "$bin/spirit.exe" version >/dev/null 2>&1 </dev/null || true
+# What is not run, and why (docs/platforms-windows.md says more):
+#   links  - Wine makes a Windows symbolic link a Unix one, which Go's
+#            os.Root on Windows does not see as a link: the link-escape
+#            tests cannot hold there. Real Windows links need a privilege.
+#   git    - the prefix has no git.exe (catalog's git registries).
+#   go     - the end-to-end kill tests build spirit with go, not in the prefix.
+#   slow   - the same code is run by a faster test or by the spirit.exe
+#            scenario below, and this one takes long under Wine (measured:
+#            install's TestMaliciousCorpus 52 s, it passes; registry's
+#            TestGolden 14 s, which the scenario's registry build repeats).
 status=0
 for p in "${pkgs[@]}"; do
 	name=$(basename "$p")
@@ -36,15 +52,24 @@ for p in "${pkgs[@]}"; do
 		# The rest of exthost's tests need Node.js, which this prefix lacks;
 		# TestProtocolPipe skips itself under Wine (docs/platforms-windows.md).
 		args+=(-test.run='^(TestJobObjectKillsTheTree|TestProtocolPipe|TestProtocolPipeRefusesOthers)$') ;;
-	# Not run: these make a t.TempDir that Wine 8 cannot remove.
-	fetch) args+=(-test.skip='^(TestDeadlineAcrossTries|TestDeadlineStopsATrickle|TestDownloadFile|TestDownloadSweepsStalePartials|TestNoRedirectFromHTTPSToHTTP|TestStalledBody|TestStalledBodyNeverSucceeds)$') ;;
-	keyring) args+=(-test.skip='^(TestFileKeyringGetWithSlashes|TestFileKeyringSetWhenEmpty)$') ;;
-	pack) args+=(-test.skip='^(TestArchivesReproducible|TestReadFileRefusesEscape|TestZipRefusesSecondManifest)$') ;;
+	confine) # links
+		args+=(-test.skip='^(TestReadRefusesEscapes|TestFindFilesDoesNotWalkOut|TestWriteFileRefusesEscapes)$') ;;
+	outputs) # links
+		args+=(-test.skip='^TestOpenRefusesLinkAndSize$') ;;
+	install) # go: TestE2E*; slow: the corpus (TestMaliciousCorpus, FuzzReadArchive's seeds) and streamed installs
+		args+=(-test.skip='^(TestE2E.*|TestMaliciousCorpus|FuzzReadArchive|TestCorpusUpToDate|TestStreamed.*)$') ;;
+	catalog) # git: TestGit*; links: TestFolderRegistryLinksOut
+		args+=(-test.skip='^(TestGit.*|TestFolderRegistryLinksOut)$') ;;
+	registry) # links; slow: TestGolden, TestCheckDiff
+		args+=(-test.skip='^(TestCheckDoesNotFollowLinkedDetail|TestBuildDoesNotWriteThroughLinkedFolder|TestAddDoesNotWriteThroughLinkedFolder|TestGolden|TestCheckDiff)$') ;;
+	mirror) # links: TestMirrorHostile; slow: TestMirrorFolder, TestMirrorRemoved (TestMirrorOverHTTP runs the same copy)
+		args+=(-test.skip='^(TestMirrorHostile|TestMirrorFolder|TestMirrorRemoved)$') ;;
 	esac
+	start=$SECONDS
 	if (cd "$p" && timeout 180 wine "$bin/$name.test.exe" "${args[@]}" >"$bin/$name.log" 2>&1); then
-		echo "wine: ok   $p"
+		echo "wine: ok   $p ($((SECONDS - start)) s)"
 	else
-		echo "wine: FAIL $p"
+		echo "wine: FAIL $p ($((SECONDS - start)) s)"
 		cat "$bin/$name.log"
 		status=1
 	fi

@@ -89,6 +89,9 @@ func (s *scenario) spiritRun(args ...string) result {
 	cmd.Env = append(os.Environ(), "SPIRIT_AGENT_DATA_DIR="+s.path(s.data), "SPIRIT_HOST=cli", "SPIRIT_REGISTRY=", "NO_COLOR=1")
 	var out, errout bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errout
+	// Wine's services, when this run starts them, inherit its output and
+	// outlive it: do not wait for them to close it.
+	cmd.WaitDelay = 5 * time.Second
 	done := make(chan error, 1)
 	if err := cmd.Start(); err != nil {
 		return result{code: -1, errout: err.Error()}
