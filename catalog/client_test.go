@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/spiritagents/spirit/internal/testutil/tempdir"
 	"github.com/spiritagents/spirit/npm"
 )
 
@@ -30,7 +31,7 @@ func newClient(t *testing.T, source, cache string, mod func(*Options)) *Client {
 
 func TestHTTPRevalidateWithETag(t *testing.T) {
 	srv := newRegistryServer(t, fixtureRoot)
-	cache := t.TempDir()
+	cache := tempdir.New(t)
 	ctx := context.Background()
 
 	c1 := newClient(t, srv.URL, cache, nil) // MaxAge 0: always revalidate
@@ -78,7 +79,7 @@ func TestHTTPRevalidateWithETag(t *testing.T) {
 
 func TestOfflineFallback(t *testing.T) {
 	srv := newRegistryServer(t, fixtureRoot)
-	cache := t.TempDir()
+	cache := tempdir.New(t)
 	ctx := context.Background()
 	clock := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 	now := func() time.Time { return clock }
@@ -146,11 +147,11 @@ func TestSizeCaps(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			srv := newRegistryServer(t, fixtureRoot)
 			srv.SetChunked(chunked)
-			c := newClient(t, srv.URL, t.TempDir(), func(o *Options) { o.Limits = Limits{Catalog: 2000, JSON: 1000, Readme: 10} })
+			c := newClient(t, srv.URL, tempdir.New(t), func(o *Options) { o.Limits = Limits{Catalog: 2000, JSON: 1000, Readme: 10} })
 			if _, err := c.Catalog(ctx); !errors.Is(err, ErrTooLarge) {
 				t.Fatalf("catalog: %v", err)
 			}
-			c = newClient(t, srv.URL, t.TempDir(), func(o *Options) { o.Limits = Limits{JSON: 1000, Readme: 10} })
+			c = newClient(t, srv.URL, tempdir.New(t), func(o *Options) { o.Limits = Limits{JSON: 1000, Readme: 10} })
 			if _, _, err := c.Detail(ctx, "fixture.hello"); !errors.Is(err, ErrTooLarge) {
 				t.Fatalf("detail: %v", err)
 			}
@@ -171,7 +172,7 @@ func TestHeaderTimeout(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { <-block }))
 	defer srv.Close()
 	defer close(block)
-	c := newClient(t, srv.URL, t.TempDir(), func(o *Options) { o.Fetch.HeaderTimeout = 100 * time.Millisecond })
+	c := newClient(t, srv.URL, tempdir.New(t), func(o *Options) { o.Fetch.HeaderTimeout = 100 * time.Millisecond })
 	start := time.Now()
 	_, err := c.Catalog(context.Background())
 	if err == nil || !strings.Contains(err.Error(), "no response headers within 100ms") || time.Since(start) > 5*time.Second {
@@ -309,7 +310,7 @@ func TestInstallPolicy(t *testing.T) {
 	for srcName, src := range sources {
 		for _, tt := range tests {
 			t.Run(srcName+"/"+tt.name, func(t *testing.T) {
-				c := newClient(t, src, t.TempDir(), nil)
+				c := newClient(t, src, tempdir.New(t), nil)
 				p, err := c.Prepare(context.Background(), tt.id, tt.sel)
 				if err == nil {
 					host := tt.host
@@ -347,7 +348,7 @@ func TestTarballVerification(t *testing.T) {
 	for _, src := range []string{fixtureRoot, srv.URL} {
 		for _, tt := range tests {
 			t.Run(tt.name, func(t *testing.T) {
-				c := newClient(t, src, t.TempDir(), nil)
+				c := newClient(t, src, tempdir.New(t), nil)
 				p, err := c.Prepare(context.Background(), tt.id, Selector{})
 				if err != nil {
 					t.Fatal(err)
@@ -370,7 +371,7 @@ func TestTarballVerification(t *testing.T) {
 		}
 	}
 	// A tarball over the cap is refused.
-	c := newClient(t, srv.URL, t.TempDir(), func(o *Options) { o.Fetch.MaxDownload = 100 })
+	c := newClient(t, srv.URL, tempdir.New(t), func(o *Options) { o.Fetch.MaxDownload = 100 })
 	p, err := c.Prepare(context.Background(), "fixture.hello", Selector{})
 	if err != nil {
 		t.Fatal(err)
@@ -383,7 +384,7 @@ func TestTarballVerification(t *testing.T) {
 // TestInsecureTarballURL: a detail naming an http tarball on a remote host
 // is refused before any download.
 func TestInsecureTarballURL(t *testing.T) {
-	dir := t.TempDir()
+	dir := tempdir.New(t)
 	writeFixtureRegistry(t, dir)
 	file := filepath.Join(dir, "extensions/fixture.hello/detail.json")
 	data := strings.Replace(string(mustRead(t, file)), `"tarballUrl": "tarballs/fixture-hello-1.1.0.tgz"`,

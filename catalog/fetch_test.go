@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/spiritagents/spirit/fetch"
+	"github.com/spiritagents/spirit/internal/testutil/tempdir"
 )
 
 // Every document and tarball of an https index refuses a redirect to
@@ -57,7 +58,7 @@ func TestNoDowngradeToHTTP(t *testing.T) {
 				w.Write(data)
 			}))
 			defer srv.Close()
-			c := newClient(t, srv.URL+"/", t.TempDir(), func(o *Options) { o.HTTPClient = srv.Client() })
+			c := newClient(t, srv.URL+"/", tempdir.New(t), func(o *Options) { o.HTTPClient = srv.Client() })
 			err := tt.step(context.Background(), c)
 			if !errors.Is(err, fetch.ErrInsecureRedirect) || !strings.Contains(err.Error(), plain.URL) {
 				t.Fatalf("err = %v", err)

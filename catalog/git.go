@@ -18,6 +18,7 @@ import (
 
 	"github.com/spiritagents/spirit/fetch"
 	"github.com/spiritagents/spirit/internal/atomicfile"
+	"github.com/spiritagents/spirit/internal/rmtree"
 )
 
 // gitStamp is stored beside a clone: when it was fetched, from where.
@@ -62,7 +63,7 @@ func (c *Client) gitDir(ctx context.Context) (string, *Origin, error) {
 	if err != nil {
 		return "", nil, err
 	}
-	defer os.RemoveAll(tmp)
+	defer rmtree.Remove(tmp)
 	ctx, cancel := context.WithTimeout(ctx, c.opts.Fetch.Timeout)
 	defer cancel()
 	err = c.checkGitRedirect(ctx, src.Repo)
@@ -82,13 +83,13 @@ func (c *Client) gitDir(ctx context.Context) (string, *Origin, error) {
 			return "", nil, err
 		}
 	} else {
-		_ = os.RemoveAll(dir)
+		_ = rmtree.Remove(dir)
 	}
 	if err := os.Rename(tmp, dir); err != nil {
 		_ = os.Rename(old, dir)
 		return "", nil, err
 	}
-	_ = os.RemoveAll(old)
+	_ = rmtree.Remove(old)
 	raw, _ := json.Marshal(gitStamp{Repo: src.Repo, Ref: src.Ref, FetchedAt: now})
 	_ = atomicfile.Write(stampFile, raw, 0o600)
 	return registryRoot(dir), &Origin{Location: IndexName(src)}, nil
@@ -144,7 +145,7 @@ func cloneShallow(ctx context.Context, repo, ref, dir string) error {
 	if err == nil || ctx.Err() != nil {
 		return err
 	}
-	if rerr := os.RemoveAll(dir); rerr != nil {
+	if rerr := rmtree.Remove(dir); rerr != nil {
 		return err
 	}
 	if mkErr := os.Mkdir(dir, 0o755); mkErr != nil {

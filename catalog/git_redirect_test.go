@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/spiritagents/spirit/fetch"
+	"github.com/spiritagents/spirit/internal/testutil/tempdir"
 )
 
 // A git index over https whose server redirects to plain http is refused
@@ -22,7 +23,7 @@ func TestGitRedirectToHTTPRefused(t *testing.T) {
 	}))
 	defer tls.Close()
 	repo := "git+" + tls.URL + strings.TrimPrefix(target, plain.URL)
-	c := newClient(t, repo, t.TempDir(), func(o *Options) { o.HTTPClient = tls.Client() })
+	c := newClient(t, repo, tempdir.New(t), func(o *Options) { o.HTTPClient = tls.Client() })
 	_, err := c.Catalog(context.Background())
 	if !errors.Is(err, fetch.ErrInsecureRedirect) {
 		t.Fatalf("Catalog: %v, want ErrInsecureRedirect", err)
@@ -46,7 +47,7 @@ func TestGitRedirectWithCredentialsRefused(t *testing.T) {
 	}))
 	defer first.Close()
 	repo := "git+" + strings.Replace(first.URL, "http://", "http://alice:tok_marker_12@", 1) + path
-	c := newClient(t, repo, t.TempDir(), nil)
+	c := newClient(t, repo, tempdir.New(t), nil)
 	_, err := c.Catalog(context.Background())
 	if !errors.Is(err, ErrGitRedirect) {
 		t.Fatalf("Catalog: %v, want ErrGitRedirect", err)
@@ -59,7 +60,7 @@ func TestGitRedirectWithCredentialsRefused(t *testing.T) {
 	}
 
 	// Without credentials, the same redirect is followed.
-	anon := newClient(t, "git+"+first.URL+path, t.TempDir(), nil)
+	anon := newClient(t, "git+"+first.URL+path, tempdir.New(t), nil)
 	if _, err := anon.Catalog(context.Background()); err != nil {
 		t.Fatalf("anonymous index behind a redirect: %v", err)
 	}

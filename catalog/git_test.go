@@ -15,6 +15,7 @@ import (
 
 	git "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/spiritagents/spirit/internal/testutil/tempdir"
 )
 
 // gitRegistry makes a real git repository holding the fixture registry
@@ -27,7 +28,7 @@ func gitRegistry(t *testing.T) (string, *httptest.Server, *atomic.Int64) {
 	if err != nil {
 		t.Fatal("these tests need git (for git http-backend):", err)
 	}
-	projects := t.TempDir()
+	projects := tempdir.New(t)
 	work := filepath.Join(projects, "registry.git")
 	writeFixtureRegistry(t, filepath.Join(work, "registry"))
 	commitAll(t, work)
@@ -71,7 +72,7 @@ func commitAll(t *testing.T, work string) {
 
 func TestGitRegistry(t *testing.T) {
 	src, srv, hits := gitRegistry(t)
-	cache := t.TempDir()
+	cache := tempdir.New(t)
 	ctx := context.Background()
 	clock := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 	now := func() time.Time { return clock }
@@ -139,7 +140,7 @@ func TestGitRegistry(t *testing.T) {
 	}
 
 	// No clone at all and no server: a clear error.
-	if _, err := newClient(t, src, t.TempDir(), opts).Catalog(ctx); err == nil || !strings.Contains(err.Error(), "cloning registry") {
+	if _, err := newClient(t, src, tempdir.New(t), opts).Catalog(ctx); err == nil || !strings.Contains(err.Error(), "cloning registry") {
 		t.Fatalf("no clone: %v", err)
 	}
 }

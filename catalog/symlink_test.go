@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/spiritagents/spirit/internal/testutil/tempdir"
 )
 
 const secret = "//registry.npmjs.org/:_authToken=npm_S3CRET"
@@ -38,7 +40,7 @@ func checkRefused(t *testing.T, what string, text string, err error) {
 // that is a symbolic link to a file outside the folder (an .npmrc) is an
 // error naming the entry, never read.
 func TestFolderRegistryLinksOut(t *testing.T) {
-	base := t.TempDir()
+	base := tempdir.New(t)
 	npmrc := filepath.Join(base, ".npmrc")
 	if err := os.WriteFile(npmrc, []byte(secret+"\n"), 0o600); err != nil {
 		t.Fatal(err)
@@ -48,7 +50,7 @@ func TestFolderRegistryLinksOut(t *testing.T) {
 	linkOut(t, root, "extensions/fixture.hello/README.md", npmrc)
 	linkOut(t, root, "extensions/fixture.unverified/detail.json", "../../../.npmrc")
 	ctx := context.Background()
-	c := newClient(t, root, t.TempDir(), nil)
+	c := newClient(t, root, tempdir.New(t), nil)
 
 	text, _, err := c.Readme(ctx, "fixture.hello")
 	checkRefused(t, "readme", text, err)
@@ -60,7 +62,7 @@ func TestFolderRegistryLinksOut(t *testing.T) {
 
 	// A link that stays inside the folder is followed.
 	linkOut(t, root, "extensions/fixture.hello/README.md", "../fixture.unverified/README.md")
-	if text, _, err := newClient(t, root, t.TempDir(), nil).Readme(ctx, "fixture.hello"); err != nil || !strings.HasPrefix(text, "# ") {
+	if text, _, err := newClient(t, root, tempdir.New(t), nil).Readme(ctx, "fixture.hello"); err != nil || !strings.HasPrefix(text, "# ") {
 		t.Errorf("a link inside: %q, %v", text, err)
 	}
 }
@@ -70,11 +72,11 @@ func TestFolderRegistryLinksOut(t *testing.T) {
 // error, and the environment is never printed.
 func TestGitRegistryLinksOut(t *testing.T) {
 	t.Setenv("SPIRIT_TEST_SECRET", "S3CRET")
-	work := t.TempDir()
+	work := tempdir.New(t)
 	writeFixtureRegistry(t, filepath.Join(work, "registry"))
 	linkOut(t, filepath.Join(work, "registry"), "extensions/fixture.hello/README.md", strings.Repeat("../", 24)+"proc/self/environ")
 	commitAll(t, work)
-	c := newClient(t, "git+file://"+work, t.TempDir(), nil)
+	c := newClient(t, "git+file://"+work, tempdir.New(t), nil)
 	ctx := context.Background()
 	if _, err := c.Catalog(ctx); err != nil {
 		t.Fatal(err)

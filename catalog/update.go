@@ -15,6 +15,7 @@ import (
 
 	"github.com/spiritagents/spirit/fetch"
 	"github.com/spiritagents/spirit/install"
+	"github.com/spiritagents/spirit/internal/rmtree"
 	"github.com/spiritagents/spirit/npm"
 	"github.com/spiritagents/spirit/paths"
 )
@@ -280,7 +281,7 @@ func (u *Updater) checkURL(ctx context.Context, st *SourceStatus) {
 		st.Warning = err.Error()
 		return
 	}
-	defer os.RemoveAll(dir)
+	defer rmtree.Remove(dir)
 	url := rec.ResolvedURL
 	if url == "" {
 		url = rec.Source

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/spiritagents/spirit/fetch/fetchtest"
+	"github.com/spiritagents/spirit/internal/testutil/tempdir"
 )
 
 // A server that trickles a byte now and then beats the idle timeout but
@@ -40,7 +41,7 @@ func TestDeadlineStopsATrickle(t *testing.T) {
 
 	start = time.Now()
 	n := len(srv.requests())
-	dir := t.TempDir()
+	dir := tempdir.New(t)
 	_, err = c.DownloadFile(context.Background(), Download{URL: srv.URL + "/slow.tgz", Dir: dir})
 	check("DownloadFile", start, err)
 	if got := len(srv.requests()) - n; got != 1 {
@@ -63,7 +64,7 @@ func TestDeadlineAcrossTries(t *testing.T) {
 
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	_, err = New(Options{Limits: fast}).DownloadFile(ctx, Download{URL: srv.URL + "/x", Dir: t.TempDir()})
+	_, err = New(Options{Limits: fast}).DownloadFile(ctx, Download{URL: srv.URL + "/x", Dir: tempdir.New(t)})
 	if !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled: err = %v", err)
 	}

@@ -14,6 +14,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/spiritagents/spirit/internal/testutil/tempdir"
 )
 
 // fast are limits that keep failing tests short.
@@ -137,7 +139,7 @@ func TestDownloadFile(t *testing.T) {
 		}
 	}))
 	defer srv.Close()
-	dir := t.TempDir()
+	dir := tempdir.New(t)
 	c := New(Options{Limits: fast})
 	var seen []int64
 	path, err := c.DownloadFile(context.Background(), Download{URL: srv.URL + "/broken", Dir: dir,
@@ -164,7 +166,7 @@ func TestDownloadFile(t *testing.T) {
 func TestDownloadSweepsStalePartials(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "ok") }))
 	defer srv.Close()
-	dir := t.TempDir()
+	dir := tempdir.New(t)
 	old := time.Now().Add(-StaleAfter - time.Minute)
 	for _, name := range []string{".download-stale.tgz", ".download-fresh.tgz", "kept.tgz"} {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte("partial"), 0o644); err != nil {
@@ -212,7 +214,7 @@ func TestStalledBody(t *testing.T) {
 	defer srv.Close()
 	l := fast
 	l.IdleTimeout, l.Tries = 100*time.Millisecond, 1
-	_, err := New(Options{Limits: l}).DownloadFile(context.Background(), Download{URL: srv.URL + "/x", Dir: t.TempDir()})
+	_, err := New(Options{Limits: l}).DownloadFile(context.Background(), Download{URL: srv.URL + "/x", Dir: tempdir.New(t)})
 	if !errors.Is(err, ErrStalled) {
 		t.Fatalf("err = %v", err)
 	}
@@ -227,7 +229,7 @@ func TestStalledBodyNeverSucceeds(t *testing.T) {
 	defer close(release)
 	srv := httptest.NewTLSServer(stalling(release))
 	defer srv.Close()
-	dir := t.TempDir()
+	dir := tempdir.New(t)
 	for i := range 150 {
 		l := fast
 		l.IdleTimeout, l.Tries = time.Duration(1+i%7)*time.Millisecond, 1

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/spiritagents/spirit/internal/testutil/tempdir"
 )
 
 // recorder is a plain-http server that records the requests it gets.
@@ -75,7 +77,7 @@ func TestNoRedirectFromHTTPSToHTTP(t *testing.T) {
 		}
 	}
 	check("Get", err)
-	_, err = c.DownloadFile(context.Background(), Download{URL: tls.URL + "/x.tgz", Dir: t.TempDir()})
+	_, err = c.DownloadFile(context.Background(), Download{URL: tls.URL + "/x.tgz", Dir: tempdir.New(t)})
 	check("DownloadFile", err)
 	if n := len(plain.requests()); n != 0 {
 		t.Errorf("the http server got %d requests", n)

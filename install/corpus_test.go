@@ -17,6 +17,7 @@ import (
 
 	"github.com/spiritagents/spirit/install"
 	"github.com/spiritagents/spirit/install/internal/corpus"
+	"github.com/spiritagents/spirit/internal/testutil/tempdir"
 	"github.com/spiritagents/spirit/paths"
 )
 
@@ -96,7 +97,7 @@ func snapshot(t *testing.T, root string, skip ...string) map[string]string {
 
 func newInstaller(t *testing.T) (*install.Installer, string) {
 	t.Helper()
-	root := t.TempDir()
+	root := tempdir.New(t)
 	p := paths.New(filepath.Join(root, "data"), paths.HostCLI)
 	return &install.Installer{Paths: p}, root
 }

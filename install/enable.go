@@ -84,7 +84,7 @@ func (in *Installer) Disable(ctx context.Context, id string) (*Installed, error)
 		_ = os.Remove(disabledMetaFile(p, found.ID))
 		return nil, err
 	}
-	if err := os.Rename(found.Dir, p.DisabledPackageDir(found.ID)); err != nil {
+	if err := moveDir(found.Dir, p.DisabledPackageDir(found.ID)); err != nil {
 		_ = os.Remove(disabledMetaFile(p, found.ID))
 		return nil, err
 	}
@@ -120,7 +120,7 @@ func (in *Installer) Enable(ctx context.Context, id string) (*Installed, error) 
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	if err := os.Rename(found.Dir, target); err != nil {
+	if err := moveDir(found.Dir, target); err != nil {
 		return nil, err
 	}
 	if err := in.finishEnable(found.ID, meta); err != nil {

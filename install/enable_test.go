@@ -12,6 +12,7 @@ import (
 
 	"github.com/spiritagents/spirit/install"
 	"github.com/spiritagents/spirit/install/internal/corpus"
+	"github.com/spiritagents/spirit/internal/testutil/tempdir"
 	"github.com/spiritagents/spirit/paths"
 )
 
@@ -23,8 +24,8 @@ import (
 func TestE2EKillDuringDisableEnable(t *testing.T) {
 	t.Parallel() // its own data folders; it waits on the processes it kills
 	bin := buildSpirit(t)
-	data := t.TempDir()
-	dir := t.TempDir()
+	data := tempdir.New(t)
+	dir := tempdir.New(t)
 	pkg, other := filepath.Join(dir, "a.tgz"), filepath.Join(dir, "b.tgz")
 	if err := os.WriteFile(pkg, corpus.Tgz(corpus.Package("package/", corpus.ID, "1.0.0", 4)), 0o644); err != nil {
 		t.Fatal(err)
@@ -108,10 +109,10 @@ func TestE2EKillDuringDisableEnable(t *testing.T) {
 // TestDisableEnableRoundTrip: enable puts back the entry and the folder
 // exactly; an install over a disabled id is refused.
 func TestDisableEnableRoundTrip(t *testing.T) {
-	data := t.TempDir()
+	data := tempdir.New(t)
 	p := paths.New(data, paths.HostCLI)
 	in := &install.Installer{Paths: p}
-	src := filepath.Join(t.TempDir(), "a.tgz")
+	src := filepath.Join(tempdir.New(t), "a.tgz")
 	if err := os.WriteFile(src, corpus.Tgz(corpus.Package("package/", corpus.ID, "1.0.0", 2)), 0o644); err != nil {
 		t.Fatal(err)
 	}

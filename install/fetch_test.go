@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/spiritagents/spirit/fetch"
+	"github.com/spiritagents/spirit/internal/testutil/tempdir"
 )
 
 func TestDownload(t *testing.T) {
@@ -34,7 +35,7 @@ func TestDownload(t *testing.T) {
 	}))
 	defer srv.Close()
 	defer close(stall)
-	dir := t.TempDir()
+	dir := tempdir.New(t)
 	ctx := context.Background()
 
 	file, name, err := Download(ctx, srv.Client(), srv.URL+"/pkg/x-1.0.0.tgz", dir)
@@ -79,7 +80,7 @@ func TestDownloadNoRedirectToHTTP(t *testing.T) {
 		http.Redirect(w, r, plain.URL+"/evil.tgz", http.StatusFound)
 	}))
 	defer srv.Close()
-	dir := t.TempDir()
+	dir := tempdir.New(t)
 	_, _, err := Download(context.Background(), srv.Client(), srv.URL+"/x.tgz", dir)
 	if !errors.Is(err, fetch.ErrInsecureRedirect) || !strings.Contains(err.Error(), plain.URL+"/evil.tgz") {
 		t.Fatalf("err = %v", err)
@@ -111,7 +112,7 @@ func TestRecordedURL(t *testing.T) {
 
 // Records written before credentials were dropped lose them when read.
 func TestLegacyRecordsLoseCredentials(t *testing.T) {
-	file := filepath.Join(t.TempDir(), "installed.json")
+	file := filepath.Join(tempdir.New(t), "installed.json")
 	legacy := `{"schemaVersion":1,"extensions":{"x":{"id":"x","version":"1.0.0","directoryName":"pkg-eA",` +
 		`"source":"https://alice:S3cret@h.example/x.tgz","resolvedUrl":"https://alice:S3cret@h.example/x.tgz","installedAtUnixMs":1}}}`
 	if err := os.WriteFile(file, []byte(legacy), 0o600); err != nil {

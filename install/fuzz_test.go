@@ -7,6 +7,7 @@ import (
 
 	"github.com/spiritagents/spirit/install"
 	"github.com/spiritagents/spirit/install/internal/corpus"
+	"github.com/spiritagents/spirit/internal/testutil/tempdir"
 )
 
 // FuzzReadArchive feeds arbitrary bytes to the ZIP and tarball readers: they
@@ -20,7 +21,7 @@ func FuzzReadArchive(f *testing.F) {
 	for _, data := range corpus.Good() {
 		f.Add(data, data[0] == 'P')
 	}
-	dir := f.TempDir()
+	dir := tempdir.New(f)
 	f.Fuzz(func(t *testing.T, data []byte, isZip bool) {
 		name := filepath.Join(dir, "in.tgz")
 		if isZip {

@@ -23,6 +23,7 @@ import (
 	"github.com/gofrs/flock"
 
 	"github.com/spiritagents/spirit/internal/atomicfile"
+	"github.com/spiritagents/spirit/internal/rmtree"
 	"github.com/spiritagents/spirit/manifest"
 	"github.com/spiritagents/spirit/npm"
 	"github.com/spiritagents/spirit/paths"
@@ -227,11 +228,21 @@ func (in *Installer) lock(ctx context.Context) (func(), error) {
 // tidy repairs interrupted swaps and removes leftovers of killed runs.
 func (in *Installer) tidy() {
 	p := in.Paths
-	recoverSwaps(p.StagingDir())
+	in.tidyKeeping(recoverSwaps(p.StagingDir(), moveDir))
+}
+
+// tidyKeeping empties staging, except the transactions in keep, and the
+// trash.
+func (in *Installer) tidyKeeping(keep map[string]bool) {
+	p := in.Paths
 	for _, d := range []string{p.StagingDir(), in.trashDir()} {
 		ents, _ := os.ReadDir(d)
 		for _, e := range ents {
-			_ = os.RemoveAll(filepath.Join(d, e.Name()))
+			if d == p.StagingDir() && keep[e.Name()] {
+				continue
+			}
+			// What a running program still holds stays until a later command.
+			_ = rmtree.Remove(filepath.Join(d, e.Name()))
 		}
 	}
 }
@@ -265,7 +276,7 @@ func (in *Installer) toTrash(dir string) (string, error) {
 		return "", err
 	}
 	dst := filepath.Join(in.trashDir(), randomName())
-	return dst, os.Rename(dir, dst)
+	return dst, moveDir(dir, dst)
 }
 
 func randomName() string {
@@ -318,7 +329,7 @@ func (in *Installer) Install(ctx context.Context, req Request) (*Result, error) 
 	if err != nil {
 		return nil, err
 	}
-	defer os.RemoveAll(txn)
+	defer rmtree.Remove(txn)
 	staged := filepath.Join(txn, "pkg")
 	if err := os.Mkdir(staged, 0o755); err != nil {
 		return nil, err
@@ -459,9 +470,9 @@ func (in *Installer) Install(ctx context.Context, req Request) (*Result, error) 
 			return nil, err
 		}
 		if trash := in.keepGeneration(m.ID, previous, staged, oldEntry, oldRecord); trash != "" {
-			defer os.RemoveAll(trash)
+			defer rmtree.Remove(trash)
 		}
-	} else if err := os.Rename(staged, target); err != nil {
+	} else if err := moveDir(staged, target); err != nil {
 		return nil, err
 	}
 
@@ -580,7 +591,7 @@ func (in *Installer) keepGeneration(id, version, old string, e *Entry, r *Record
 	if atomicfile.WriteDurable(filepath.Join(root, name+".json"), meta, 0o644) != nil {
 		return trash
 	}
-	_ = os.Rename(old, filepath.Join(root, name))
+	_ = moveDir(old, filepath.Join(root, name))
 	return trash
 }
 
@@ -643,7 +654,7 @@ func (in *Installer) Remove(ctx context.Context, id string, opts RemoveOptions) 
 		if err := os.Remove(p.SettingsFile(id)); err != nil && !errors.Is(err, os.ErrNotExist) {
 			return nil, err
 		}
-		_ = os.RemoveAll(p.GenerationsDir(id))
+		_ = rmtree.Remove(p.GenerationsDir(id))
 		if err := purgePermissions(p, grants, id); err != nil {
 			return nil, err
 		}
@@ -651,7 +662,7 @@ func (in *Installer) Remove(ctx context.Context, id string, opts RemoveOptions) 
 	if found.Disabled {
 		_ = os.Remove(disabledMetaFile(p, found.ID))
 	}
-	_ = os.RemoveAll(trash)
+	_ = rmtree.Remove(trash)
 	return found, nil
 }
 
@@ -705,23 +716,23 @@ func (in *Installer) Rollback(ctx context.Context, id string) (*Result, error) {
 		if err != nil {
 			return nil, err
 		}
-		defer os.RemoveAll(txn)
+		defer rmtree.Remove(txn)
 		staged := filepath.Join(txn, "pkg")
-		if err := os.Rename(genDir, staged); err != nil {
+		if err := moveDir(genDir, staged); err != nil {
 			return nil, err
 		}
 		if err := exchangeDirs(staged, target); err != nil {
-			_ = os.Rename(staged, genDir)
+			_ = moveDir(staged, genDir)
 			return nil, err
 		}
 		if trash := in.keepGeneration(id, current, staged, curEntry, curRecord); trash != "" {
-			defer os.RemoveAll(trash)
+			defer rmtree.Remove(trash)
 		}
 	} else {
-		if err := os.Rename(genDir, target); err != nil {
+		if err := moveDir(genDir, target); err != nil {
 			return nil, err
 		}
-		_ = os.RemoveAll(p.GenerationsDir(id))
+		_ = rmtree.Remove(p.GenerationsDir(id))
 	}
 
 	now := in.now().UnixMilli()

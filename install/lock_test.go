@@ -14,6 +14,7 @@ import (
 
 	"github.com/spiritagents/spirit/install"
 	"github.com/spiritagents/spirit/install/internal/corpus"
+	"github.com/spiritagents/spirit/internal/testutil/tempdir"
 	"github.com/spiritagents/spirit/paths"
 )
 
@@ -43,10 +44,10 @@ func lockSchema(t testing.TB) *jsonschema.Schema {
 // the schema refuses too.
 func TestLockMatchesSchema(t *testing.T) {
 	schema := lockSchema(t)
-	data := t.TempDir()
+	data := tempdir.New(t)
 	p := paths.New(data, paths.HostCLI)
 	in := &install.Installer{Paths: p}
-	dir := t.TempDir()
+	dir := tempdir.New(t)
 	tgz := filepath.Join(dir, "a.tgz")
 	if err := os.WriteFile(tgz, corpus.Tgz(corpus.Package("package/", corpus.ID, "1.0.0", 2)), 0o644); err != nil {
 		t.Fatal(err)
@@ -126,8 +127,8 @@ func FuzzParseLock(f *testing.F) {
 func TestE2EKillDuringSync(t *testing.T) {
 	t.Parallel() // its own data folders; it waits on the processes it kills
 	bin := buildSpirit(t)
-	src := t.TempDir()
-	data1 := t.TempDir()
+	src := tempdir.New(t)
+	data1 := tempdir.New(t)
 	var srcs []string
 	for i, id := range []string{corpus.ID, "other-ext", "third-ext"} {
 		tgz := filepath.Join(src, id[:5]+".tgz")
@@ -148,7 +149,7 @@ func TestE2EKillDuringSync(t *testing.T) {
 	}
 	full := time.Hour
 	for range 2 {
-		data := t.TempDir()
+		data := tempdir.New(t)
 		start := time.Now()
 		if out, err := spiritCmd(bin, data, "extension", "sync", lockFile).CombinedOutput(); err != nil {
 			t.Fatalf("%v\n%s", err, out)
@@ -158,7 +159,7 @@ func TestE2EKillDuringSync(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, uint64(time.Now().UnixNano())))
 	killed, window := 0, full
 	for i := 0; killed < 40 && i < 200; i++ {
-		data := t.TempDir()
+		data := tempdir.New(t)
 		if killDuring(t, rng, &window, spiritCmd(bin, data, "extension", "sync", lockFile), fmt.Sprintf("sync %d", i)) {
 			killed++
 		}

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 
 	"github.com/spiritagents/spirit/internal/atomicfile"
+	"github.com/spiritagents/spirit/internal/rmtree"
 	"github.com/spiritagents/spirit/paths"
 	"github.com/spiritagents/spirit/sandbox"
 )
@@ -34,7 +35,7 @@ func PrivateDir(p *paths.Paths, id string) string {
 // purgePermissions deletes id's grants and private directory; the caller
 // holds the install lock. all is the grants read before anything changed.
 func purgePermissions(p *paths.Paths, all map[string]sandbox.Policy, id string) error {
-	if err := os.RemoveAll(PrivateDir(p, id)); err != nil {
+	if err := rmtree.Remove(PrivateDir(p, id)); err != nil {
 		return err
 	}
 	if _, ok := all[id]; !ok {

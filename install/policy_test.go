@@ -5,15 +5,26 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
+	"github.com/spiritagents/spirit/internal/testutil/tempdir"
 	"github.com/spiritagents/spirit/paths"
 	"github.com/spiritagents/spirit/sandbox"
 )
 
+// systemPath makes the absolute slash path p absolute on this system: on
+// Windows it gets a drive (a path without one is relative there).
+func systemPath(p string) string {
+	if runtime.GOOS == "windows" {
+		return `C:` + filepath.FromSlash(p)
+	}
+	return p
+}
+
 func TestPermissionsRoundTrip(t *testing.T) {
-	p := paths.New(t.TempDir(), paths.HostCLI)
+	p := paths.New(tempdir.New(t), paths.HostCLI)
 	in := &Installer{Paths: p}
 	if _, err := in.SetPermissions(context.Background(), "nope", sandbox.Policy{NoNetwork: true}); !errors.Is(err, ErrNotFound) {
 		t.Fatalf("SetPermissions of a missing extension: %v, want ErrNotFound", err)
@@ -25,20 +36,25 @@ func TestPermissionsRoundTrip(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "package.json"), []byte(`{"name":"ext","version":"1.0.0","spiritExtension":{"supportedHosts":["cli"]}}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	got, err := in.SetPermissions(context.Background(), "ext", sandbox.Policy{Read: []string{"/a/./b"}, NoNetwork: true})
+	got, err := in.SetPermissions(context.Background(), "ext", sandbox.Policy{Read: []string{systemPath("/a/./b")}, NoNetwork: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got.Read[0] != "/a/b" {
-		t.Fatalf("stored %q, want the cleaned /a/b", got.Read)
+	if got.Read[0] != systemPath("/a/b") {
+		t.Fatalf("stored %q, want the cleaned %s", got.Read, systemPath("/a/b"))
 	}
 	back, err := Permissions(p, "ext")
-	if err != nil || !back.NoNetwork || back.Read[0] != "/a/b" {
+	if err != nil || !back.NoNetwork || back.Read[0] != systemPath("/a/b") {
 		t.Fatalf("Permissions = %+v, %v", back, err)
 	}
 	fi, err := os.Stat(PermissionsFile(p))
-	if err != nil || fi.Mode().Perm() != 0o600 {
-		t.Fatalf("permissions file: %v, mode %v", err, fi.Mode())
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Windows has no mode bits: a file is read-only or not, and who reads
+	// it is the folder's access list (the user's profile).
+	if runtime.GOOS != "windows" && fi.Mode().Perm() != 0o600 {
+		t.Fatalf("permissions file: mode %v, want 0600", fi.Mode())
 	}
 	if _, err := in.SetPermissions(context.Background(), "ext", sandbox.Policy{}); err != nil {
 		t.Fatal(err)
@@ -60,7 +76,7 @@ func TestPermissionsDamaged(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			p := paths.New(t.TempDir(), paths.HostCLI)
+			p := paths.New(tempdir.New(t), paths.HostCLI)
 			if err := os.MkdirAll(p.SpiritDir(), 0o755); err != nil {
 				t.Fatal(err)
 			}
@@ -95,7 +111,7 @@ func FuzzParsePermissions(f *testing.F) {
 // remove keeps an extension's grants (a reinstall finds them); remove
 // --purge deletes them with its Landlock home, and leaves other grants.
 func TestRemovePurgesPermissions(t *testing.T) {
-	p := paths.New(t.TempDir(), paths.HostCLI)
+	p := paths.New(tempdir.New(t), paths.HostCLI)
 	in := &Installer{Paths: p}
 	ctx := context.Background()
 	for _, id := range []string{"ext", "other"} {
@@ -106,7 +122,7 @@ func TestRemovePurgesPermissions(t *testing.T) {
 		if err := os.WriteFile(filepath.Join(dir, "package.json"), []byte(`{"name":"`+id+`","version":"1.0.0","spiritExtension":{"supportedHosts":["cli"]}}`), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := in.SetPermissions(ctx, id, sandbox.Policy{Write: []string{"/w"}}); err != nil {
+		if _, err := in.SetPermissions(ctx, id, sandbox.Policy{Write: []string{systemPath("/w")}}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -141,7 +157,7 @@ func TestRemovePurgesPermissions(t *testing.T) {
 // A damaged permissions file stops remove --purge before anything is
 // removed.
 func TestRemovePurgeDamagedPermissions(t *testing.T) {
-	p := paths.New(t.TempDir(), paths.HostCLI)
+	p := paths.New(tempdir.New(t), paths.HostCLI)
 	in := &Installer{Paths: p}
 	dir := p.PackageDir("ext")
 	if err := os.MkdirAll(dir, 0o755); err != nil {

@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/spiritagents/spirit/install"
+	"github.com/spiritagents/spirit/internal/testutil/tempdir"
 	"github.com/spiritagents/spirit/paths"
 )
 
@@ -36,7 +37,7 @@ const referenceRegistry = `{
 // TestRegistryInterop reads an extensions.json in the reference format and
 // proves that an install and a remove keep that format byte for byte.
 func TestRegistryInterop(t *testing.T) {
-	root := t.TempDir()
+	root := tempdir.New(t)
 	p := paths.New(root, paths.HostCLI)
 	if err := os.MkdirAll(p.ExtensionsDir(), 0o755); err != nil {
 		t.Fatal(err)
@@ -87,7 +88,7 @@ func TestRegistryInterop(t *testing.T) {
 }
 
 func TestListSortsAndShowsBroken(t *testing.T) {
-	root := t.TempDir()
+	root := tempdir.New(t)
 	p := paths.New(root, paths.HostCLI)
 	in := &install.Installer{Paths: p}
 	ctx := context.Background()

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/spiritagents/spirit/internal/rmtree"
 	"github.com/spiritagents/spirit/npm"
 )
 
@@ -281,7 +282,7 @@ func (r *Resolver) resolveURL(ctx context.Context, a *Artifact) (*Artifact, erro
 	if err != nil {
 		return nil, err
 	}
-	a.OnClose(func() { os.RemoveAll(tmp) })
+	a.OnClose(func() { rmtree.Remove(tmp) })
 	download := r.Download
 	if download == nil {
 		download = func(ctx context.Context, rawURL, dir string) (string, string, error) {

@@ -12,11 +12,12 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/spiritagents/spirit/install"
+	"github.com/spiritagents/spirit/internal/testutil/tempdir"
 	"github.com/spiritagents/spirit/npm"
 )
 
 func TestResolveLocal(t *testing.T) {
-	dir := t.TempDir()
+	dir := tempdir.New(t)
 	tests := []struct {
 		name     string
 		source   string
@@ -39,7 +40,7 @@ func TestResolveLocal(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r := &install.Resolver{ZipOnly: tt.zipOnly, TempDir: t.TempDir()}
+			r := &install.Resolver{ZipOnly: tt.zipOnly, TempDir: tempdir.New(t)}
 			a, err := r.Resolve(context.Background(), tt.source)
 			for _, want := range tt.wantErrs {
 				if !errors.Is(err, want) {
@@ -89,7 +90,7 @@ func copyFile(t *testing.T, src, dst string) {
 }
 
 func TestResolveNPM(t *testing.T) {
-	tmp := filepath.Join(t.TempDir(), "tmp.tgz")
+	tmp := filepath.Join(tempdir.New(t), "tmp.tgz")
 	copyFile(t, goodPath("corpus-ext-2.0.0.tgz"), tmp)
 	fake := &fakeNPM{file: tmp, temporary: true}
 	r := &install.Resolver{NPM: func() (install.NPMClient, error) { return fake, nil }}
@@ -172,7 +173,7 @@ func TestResolveURLInstall(t *testing.T) {
 		w.Write(data)
 	}))
 	defer srv.Close()
-	tmp := t.TempDir()
+	tmp := tempdir.New(t)
 	r := &install.Resolver{HTTPClient: srv.Client(), TempDir: tmp}
 	ctx := context.Background()
 	if _, err := r.Resolve(ctx, srv.URL+"/dl/missing.tgz"); err == nil {

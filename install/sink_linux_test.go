@@ -7,6 +7,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/spiritagents/spirit/internal/testutil/tempdir"
 )
 
 // The fixed modes survive a umask that would change them (fchmod), and
@@ -19,7 +21,7 @@ func TestRootSinkModes(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			old := syscall.Umask(tc.umask)
 			defer syscall.Umask(old)
-			dir := t.TempDir()
+			dir := tempdir.New(t)
 			s, err := newRootSink(dir)
 			if err != nil {
 				t.Fatal(err)
@@ -51,7 +53,7 @@ func TestRootSinkModes(t *testing.T) {
 // symbolic link: not one in place of the file, not one in place of its
 // directory, and an existing file is never overwritten.
 func TestRootSinkNoEscape(t *testing.T) {
-	dir, outside := t.TempDir(), t.TempDir()
+	dir, outside := tempdir.New(t), tempdir.New(t)
 	target := filepath.Join(outside, "target")
 	if err := os.WriteFile(target, []byte("outside"), 0o644); err != nil {
 		t.Fatal(err)

@@ -22,6 +22,7 @@ import (
 	"github.com/spiritagents/spirit/fetch"
 	"github.com/spiritagents/spirit/install"
 	"github.com/spiritagents/spirit/install/internal/corpus"
+	"github.com/spiritagents/spirit/internal/testutil/tempdir"
 	"github.com/spiritagents/spirit/npm"
 )
 
@@ -109,7 +110,7 @@ func (p *countingProgress) Extracting(int64, int64) { p.files.Add(1) }
 func streamInstall(t *testing.T, in *install.Installer, reg *streamRegistry, cache, version string, replace, downgrade bool) (*install.Artifact, *install.Result, error) {
 	t.Helper()
 	r := &install.Resolver{NPM: func() (install.NPMClient, error) {
-		return npm.NewClient(npm.Config{Registry: reg.srv.URL + "/", HomeDir: t.TempDir(), WorkDir: t.TempDir(), CacheDir: cache,
+		return npm.NewClient(npm.Config{Registry: reg.srv.URL + "/", HomeDir: tempdir.New(t), WorkDir: tempdir.New(t), CacheDir: cache,
 			Getenv: func(string) string { return "" },
 			Limits: fetch.Limits{RetryDelay: time.Millisecond, HeaderTimeout: 5 * time.Second, IdleTimeout: 5 * time.Second}})
 	}}

@@ -13,7 +13,7 @@ import (
 func exchangeDirs(a, b string) error {
 	err := unix.Renameat2(unix.AT_FDCWD, a, unix.AT_FDCWD, b, unix.RENAME_EXCHANGE)
 	if errors.Is(err, unix.ENOSYS) || errors.Is(err, unix.EINVAL) || errors.Is(err, unix.EOPNOTSUPP) {
-		return exchangeByRenames(a, b, os.Rename)
+		return exchangeByRenames(a, b, moveDir)
 	}
 	if err != nil {
 		return &os.LinkError{Op: "exchange", Old: a, New: b, Err: err}

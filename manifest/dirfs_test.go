@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"runtime"
 	"testing"
+
+	"github.com/spiritagents/spirit/internal/testutil/tempdir"
 )
 
 // TestDirFSResolution: Stat and Open through DirFS and DirFSIn give the
@@ -17,7 +19,7 @@ func TestDirFSResolution(t *testing.T) {
 	if runtime.GOOS == "windows" {
 		t.Skip("these links need a privilege on Windows (SeCreateSymbolicLinkPrivilege or Developer Mode), and Wine's do not resolve as Windows' do")
 	}
-	base := t.TempDir()
+	base := tempdir.New(t)
 	must := func(err error) {
 		t.Helper()
 		if err != nil {

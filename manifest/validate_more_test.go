@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/spiritagents/spirit/internal/testutil/tempdir"
 )
 
 const toolsWithoutMain = "The extension contributes tools but declares no main; Spirit Agent shows them to the model and every call fails, spirit does not expose them."
@@ -162,11 +163,11 @@ func TestDirFSRefusesSymlinkEscapes(t *testing.T) {
 	if runtime.GOOS == "windows" {
 		t.Skip("these links need a privilege on Windows (SeCreateSymbolicLinkPrivilege or Developer Mode), and Wine's do not resolve as Windows' do")
 	}
-	outside := t.TempDir()
+	outside := tempdir.New(t)
 	if err := os.WriteFile(filepath.Join(outside, "secret.js"), []byte("x"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	pkg := t.TempDir()
+	pkg := tempdir.New(t)
 	doc := set(t, base, "/main", `"lib/index.js"`)
 	if err := os.WriteFile(filepath.Join(pkg, "package.json"), []byte(doc), 0o644); err != nil {
 		t.Fatal(err)

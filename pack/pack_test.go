@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/spiritagents/spirit/internal/testutil/tempdir"
 )
 
 func TestCheckPath(t *testing.T) {
@@ -36,7 +38,7 @@ func TestCheckPath(t *testing.T) {
 }
 
 func TestArchivesReproducible(t *testing.T) {
-	dir := t.TempDir()
+	dir := tempdir.New(t)
 	write := func(name, data string, mode os.FileMode) {
 		p := filepath.Join(dir, filepath.FromSlash(name))
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
@@ -94,7 +96,7 @@ func TestArchivesReproducible(t *testing.T) {
 }
 
 func TestZipRefusesSecondManifest(t *testing.T) {
-	dir := t.TempDir()
+	dir := tempdir.New(t)
 	files := []File{{Path: "package.json"}, {Path: "node_modules/x/package.json"}}
 	err := Zip(io.Discard, dir, files)
 	var se *SecondManifestError
@@ -104,8 +106,8 @@ func TestZipRefusesSecondManifest(t *testing.T) {
 }
 
 func TestReadFileRefusesEscape(t *testing.T) {
-	dir := t.TempDir()
-	outside := filepath.Join(t.TempDir(), "secret")
+	dir := tempdir.New(t)
+	outside := filepath.Join(tempdir.New(t), "secret")
 	if err := os.WriteFile(outside, []byte("s"), 0o600); err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/spiritagents/spirit/internal/testutil/golden"
+	"github.com/spiritagents/spirit/internal/testutil/tempdir"
 	"github.com/spiritagents/spirit/registry/registrytest"
 )
 
@@ -21,7 +22,7 @@ func TestCheckDiff(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer srv.Close()
-	root := filepath.Join(t.TempDir(), "repo")
+	root := filepath.Join(tempdir.New(t), "repo")
 	copyTree(t, filepath.Join(fx, "repo"), root)
 	const rel = "registry/extensions/acme.multi/detail.json"
 	built, err := os.ReadFile(filepath.Join(fx, "want", rel))
@@ -35,7 +36,7 @@ func TestCheckDiff(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(root, rel), []byte(edited), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	res, err := Build(context.Background(), BuildOptions{Root: root, NPM: newNPM(t, srv.URL, t.TempDir()), Check: true})
+	res, err := Build(context.Background(), BuildOptions{Root: root, NPM: newNPM(t, srv.URL, tempdir.New(t)), Check: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/spiritagents/spirit/fetch"
 	"github.com/spiritagents/spirit/internal/testutil/golden"
+	"github.com/spiritagents/spirit/internal/testutil/tempdir"
 	"github.com/spiritagents/spirit/npm"
 	"github.com/spiritagents/spirit/registry/registrytest"
 )
@@ -110,10 +111,10 @@ func TestGolden(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer srv.Close()
-			root := filepath.Join(t.TempDir(), "repo")
+			root := filepath.Join(tempdir.New(t), "repo")
 			copyTree(t, filepath.Join(fx, "repo"), root)
 			before := generated(t, root)
-			res, err := Build(context.Background(), BuildOptions{Root: root, NPM: newNPM(t, srv.URL, t.TempDir()), Jobs: 4, Schemas: schemas})
+			res, err := Build(context.Background(), BuildOptions{Root: root, NPM: newNPM(t, srv.URL, tempdir.New(t)), Jobs: 4, Schemas: schemas})
 			wantProblems := filepath.Join(fx, "want", "problems.txt")
 			var got string
 			var pe *ProblemsError
@@ -166,7 +167,7 @@ func TestGolden(t *testing.T) {
 			if err != nil || len(ps) > 0 {
 				t.Errorf("validate after build: %v\n%s", err, problemLines(ps, root))
 			}
-			res, err = Build(context.Background(), BuildOptions{Root: root, NPM: newNPM(t, srv.URL, t.TempDir()), Check: true})
+			res, err = Build(context.Background(), BuildOptions{Root: root, NPM: newNPM(t, srv.URL, tempdir.New(t)), Check: true})
 			if err != nil || res.Stale() {
 				t.Errorf("check after build: %v %+v", err, res)
 			}

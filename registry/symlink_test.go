@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/spiritagents/spirit/internal/testutil/tempdir"
 	"github.com/spiritagents/spirit/internal/within"
 	"github.com/spiritagents/spirit/registry/registrytest"
 )
@@ -23,7 +24,7 @@ func formsRepo(t *testing.T) (root, outside, npmURL string) {
 		t.Fatal(err)
 	}
 	t.Cleanup(srv.Close)
-	base := t.TempDir()
+	base := tempdir.New(t)
 	root, outside = filepath.Join(base, "repo"), filepath.Join(base, "outside")
 	copyTree(t, filepath.Join(fx, "repo"), root)
 	if err := os.Mkdir(outside, 0o755); err != nil {
@@ -51,7 +52,7 @@ func TestCheckDoesNotFollowLinkedDetail(t *testing.T) {
 		t.Fatal(err)
 	}
 	symlink(t, "../../../../outside/runner.env", filepath.Join(root, "registry", "extensions", "acme.multi", "detail.json"))
-	res, err := Build(context.Background(), BuildOptions{Root: root, NPM: newNPM(t, npmURL, t.TempDir()), Check: true})
+	res, err := Build(context.Background(), BuildOptions{Root: root, NPM: newNPM(t, npmURL, tempdir.New(t)), Check: true})
 	var pe *ProblemsError
 	if res != nil && strings.Contains(res.Diff, "S3CRET") {
 		t.Fatalf("the diff shows the link's target:\n%s", res.Diff)
@@ -74,7 +75,7 @@ func TestBuildDoesNotWriteThroughLinkedFolder(t *testing.T) {
 	}
 	// The entry lives in misplaced-folder/; its detail goes to intl.unicode/.
 	symlink(t, outside, filepath.Join(root, "registry", "extensions", "intl.unicode"))
-	_, err := Build(context.Background(), BuildOptions{Root: root, NPM: newNPM(t, npmURL, t.TempDir())})
+	_, err := Build(context.Background(), BuildOptions{Root: root, NPM: newNPM(t, npmURL, tempdir.New(t))})
 	if err == nil {
 		t.Error("build through a linked folder succeeded")
 	} else if lines := problemLines(problemsOf(err), root); !strings.Contains(lines, "intl.unicode") || !strings.Contains(lines, "leads out") {
@@ -102,7 +103,7 @@ func TestAddDoesNotWriteThroughLinkedFolder(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer srv.Close()
-	base := t.TempDir()
+	base := tempdir.New(t)
 	root, outside := filepath.Join(base, "repo"), filepath.Join(base, "outside")
 	for _, d := range []string{filepath.Join(root, "registry", "extensions"), outside} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
@@ -111,7 +112,7 @@ func TestAddDoesNotWriteThroughLinkedFolder(t *testing.T) {
 	}
 	const id = "spiritagent.system-message-demo"
 	symlink(t, outside, filepath.Join(root, "registry", "extensions", id))
-	_, err = Add(context.Background(), AddOptions{Root: root, Package: "@spiritagent/extension-system-message-demo", ID: id, NPM: newNPM(t, srv.URL, t.TempDir())})
+	_, err = Add(context.Background(), AddOptions{Root: root, Package: "@spiritagent/extension-system-message-demo", ID: id, NPM: newNPM(t, srv.URL, tempdir.New(t))})
 	if !errors.Is(err, within.ErrEscape) || !strings.Contains(err.Error(), id) {
 		t.Errorf("want an error naming the linked folder, got %v", err)
 	}

@@ -6,10 +6,12 @@ import (
 	"path/filepath"
 	"runtime"
 	"testing"
+
+	"github.com/spiritagents/spirit/internal/testutil/tempdir"
 )
 
 func TestWrite(t *testing.T) {
-	dir := t.TempDir()
+	dir := tempdir.New(t)
 	path := filepath.Join(dir, "a", "b", "f.json")
 	for _, w := range []func(string, []byte, os.FileMode) error{Write, WriteDurable} {
 		if err := w(path, []byte("one"), 0o644); err != nil {
@@ -48,7 +50,7 @@ func TestWrite(t *testing.T) {
 // once the new name is in place (so the rename survives a power cut), that
 // Write does not, and that a failed flush is reported.
 func TestWriteDurableSyncsFolder(t *testing.T) {
-	dir := t.TempDir()
+	dir := tempdir.New(t)
 	path := filepath.Join(dir, "f.json")
 	var synced []string
 	flushErr := error(nil)

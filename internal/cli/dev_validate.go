@@ -12,6 +12,7 @@ import (
 
 	"github.com/spiritagents/spirit/exthost"
 	"github.com/spiritagents/spirit/install"
+	"github.com/spiritagents/spirit/internal/rmtree"
 	"github.com/spiritagents/spirit/manifest"
 	"github.com/spiritagents/spirit/paths"
 )
@@ -39,7 +40,7 @@ func (c *activateChecker) check(ctx context.Context, path string) []manifest.Pro
 	if err != nil {
 		return fail("", "cannot activate: "+err.Error(), "")
 	}
-	defer os.RemoveAll(tmp)
+	defer rmtree.Remove(tmp)
 	dir, m, err := c.unpack(path, filepath.Join(tmp, "package"))
 	if err != nil {
 		return fail("", "cannot activate: "+err.Error(), "")

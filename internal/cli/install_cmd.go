@@ -300,6 +300,8 @@ func installWithConfirm(ctx context.Context, opts *InstallOptions, in *install.I
 			strings.Join(ne.Assignments(), "; ")))
 	case errors.Is(err, install.ErrLockTimeout):
 		return nil, withHint(err, "another spirit command is still changing extensions; try again, or raise --lock-timeout")
+	case errors.Is(err, install.ErrInUse):
+		return nil, withHint(err, inUseHint)
 	}
 	if err != nil {
 		return nil, err
@@ -315,6 +317,10 @@ func installWithConfirm(ctx context.Context, opts *InstallOptions, in *install.I
 	afterInstall(ctx, f, res.Manifest, opts.NoWarm)
 	return res, nil
 }
+
+// inUseHint answers an install.ErrInUse (Windows does not move a folder
+// that a running program holds).
+const inUseHint = "stop what runs the extension (spirit mcp serve, a spirit extension call, the Spirit Agent app), then try again"
 
 // resolver is the install.Resolver of the install and import commands:
 // URLs through the factory's HTTP client, npm specs through an npm client

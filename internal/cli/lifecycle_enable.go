@@ -80,6 +80,9 @@ func runEnable(ctx context.Context, opts *EnableOptions) error {
 		if errors.Is(err, install.ErrLockTimeout) {
 			return nil, withHint(err, "another spirit command is still changing extensions; try again, or raise --lock-timeout")
 		}
+		if errors.Is(err, install.ErrInUse) {
+			return nil, withHint(err, inUseHint)
+		}
 		if err != nil {
 			return nil, err
 		}

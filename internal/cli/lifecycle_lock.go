@@ -15,6 +15,7 @@ import (
 	"github.com/spiritagents/spirit/fetch"
 	"github.com/spiritagents/spirit/install"
 	"github.com/spiritagents/spirit/internal/atomicfile"
+	"github.com/spiritagents/spirit/internal/rmtree"
 	"github.com/spiritagents/spirit/internal/termtext"
 	"github.com/spiritagents/spirit/npm"
 	"github.com/spiritagents/spirit/paths"
@@ -336,7 +337,7 @@ func (s *syncer) artifact(ctx context.Context, id string, e install.LockEntry) (
 			return nil, err
 		}
 		a := &install.Artifact{Kind: install.KindURL, Source: e.Source, ResolvedURL: e.Source, InstallSource: install.SourceArchive}
-		a.OnClose(func() { os.RemoveAll(tmp) })
+		a.OnClose(func() { rmtree.Remove(tmp) })
 		lim, err := s.f.FetchLimits()
 		if err != nil {
 			a.Close()

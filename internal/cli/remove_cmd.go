@@ -89,6 +89,8 @@ func removeOne(ctx context.Context, opts *RemoveOptions, in *install.Installer, 
 		return nil, withHint(err, "see 'spirit extension list' for the installed ids")
 	case errors.Is(err, install.ErrLockTimeout):
 		return nil, withHint(err, "another spirit command is still changing extensions; try again, or raise --lock-timeout")
+	case errors.Is(err, install.ErrInUse):
+		return nil, withHint(err, inUseHint)
 	case err != nil:
 		return nil, err
 	}

@@ -68,6 +68,9 @@ func runRollback(ctx context.Context, opts *RollbackOptions) (err error) {
 	if errors.Is(err, install.ErrNoGeneration) {
 		return withHint(err, "a version is kept only when an install replaces another")
 	}
+	if errors.Is(err, install.ErrInUse) {
+		return withHint(err, inUseHint)
+	}
 	if err != nil {
 		return err
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/spiritagents/spirit/catalog"
 	"github.com/spiritagents/spirit/catalog/verify"
 	"github.com/spiritagents/spirit/internal/iostreams"
+	"github.com/spiritagents/spirit/internal/rmtree"
 	"github.com/spiritagents/spirit/internal/termtext"
 	"github.com/spiritagents/spirit/registry/sign"
 )
@@ -144,7 +145,7 @@ func runMarketplaceTrust(opts *MarketplaceTrustOptions) error {
 	store := catalog.TrustStore(p.TrustDir(), src)
 	out := trustJSON{Registry: catalog.IndexName(src), Store: store}
 	if opts.Forget {
-		if err := os.RemoveAll(store); err != nil {
+		if err := rmtree.Remove(store); err != nil {
 			return err
 		}
 		_ = os.Remove(store + ".unsigned.json")

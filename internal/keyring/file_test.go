@@ -2,11 +2,13 @@ package keyring
 
 import (
 	"testing"
+
+	"github.com/spiritagents/spirit/internal/testutil/tempdir"
 )
 
 func TestFileKeyringSetWhenEmpty(t *testing.T) {
 	k := &fileKeyring{
-		dir:          t.TempDir(),
+		dir:          tempdir.New(t),
 		passwordFunc: FixedStringPrompt("no more secrets"),
 	}
 	item := Item{Key: "llamas", Data: []byte("llamas are great")}
@@ -31,7 +33,7 @@ func TestFileKeyringSetWhenEmpty(t *testing.T) {
 
 func TestFileKeyringGetWithSlashes(t *testing.T) {
 	k := &fileKeyring{
-		dir:          t.TempDir(),
+		dir:          tempdir.New(t),
 		passwordFunc: FixedStringPrompt("no more secrets"),
 	}
 

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/spiritagents/spirit/internal/testutil/tempdir"
 )
 
 // allowed accepts what a writer of "out/…" files writes.
@@ -26,7 +28,7 @@ func write(t *testing.T, dir, name, data string) {
 // A run removes what an earlier run recorded and no longer produces, and
 // folders left empty; the user's files, recorded nowhere, stay.
 func TestFinishRemovesOnlyRecorded(t *testing.T) {
-	dir := t.TempDir()
+	dir := tempdir.New(t)
 	write(t, dir, "notes.txt", "mine")
 	write(t, dir, "out/NOTES.txt", "mine")
 	rec, err := Open(dir, "w", allowed)
@@ -88,7 +90,7 @@ func TestOpenRefusesHostileRecords(t *testing.T) {
 		{"another writer", `{"writer":"other","files":[]}`, "holds the output of `spirit other`", true},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			dir := t.TempDir()
+			dir := tempdir.New(t)
 			write(t, dir, FileName, tt.record)
 			_, err := Open(dir, "w", allowed)
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
@@ -103,7 +105,7 @@ func TestOpenRefusesHostileRecords(t *testing.T) {
 
 // A record that is a link out of the folder, or too large, is refused.
 func TestOpenRefusesLinkAndSize(t *testing.T) {
-	dir, outside := t.TempDir(), t.TempDir()
+	dir, outside := tempdir.New(t), tempdir.New(t)
 	write(t, outside, "r.json", `{"writer":"w","files":[]}`)
 	if err := os.Symlink(filepath.Join(outside, "r.json"), filepath.Join(dir, FileName)); err != nil {
 		t.Skip("no symbolic links here:", err)
@@ -111,7 +113,7 @@ func TestOpenRefusesLinkAndSize(t *testing.T) {
 	if _, err := Open(dir, "w", allowed); !errors.Is(err, ErrRecord) {
 		t.Errorf("a record linked out of the folder: %v", err)
 	}
-	dir = t.TempDir()
+	dir = tempdir.New(t)
 	write(t, dir, FileName, `{"writer":"w","files":[`+strings.Repeat(`"out/a",`, MaxSize/8)+`"out/a"]}`)
 	if _, err := Open(dir, "w", allowed); !errors.Is(err, ErrRecord) || !strings.Contains(err.Error(), "larger than") {
 		t.Errorf("a record over MaxSize: %v", err)
@@ -120,7 +122,7 @@ func TestOpenRefusesLinkAndSize(t *testing.T) {
 
 // A name a writer never writes is not claimed.
 func TestClaimRefusesForeignNames(t *testing.T) {
-	dir := t.TempDir()
+	dir := tempdir.New(t)
 	rec, err := Open(dir, "w", allowed)
 	if err != nil {
 		t.Fatal(err)
@@ -141,7 +143,7 @@ func FuzzOpen(f *testing.F) {
 	f.Add(`{"writer":"other","files":[]}`)
 	f.Add(`{"writer":"w","files":null}`)
 	f.Fuzz(func(t *testing.T, record string) {
-		dir := t.TempDir()
+		dir := tempdir.New(t)
 		write(t, dir, FileName, record)
 		rec, err := Open(dir, "w", allowed)
 		if err != nil {

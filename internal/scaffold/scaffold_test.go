@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/spiritagents/spirit/internal/testutil/tempdir"
 	"github.com/spiritagents/spirit/manifest"
 )
 
@@ -15,7 +16,7 @@ func TestRenderValidatesStrictly(t *testing.T) {
 	for _, tmpl := range Templates {
 		for _, hosts := range [][]string{nil, {"cli"}, {"desktop"}} {
 			t.Run(string(tmpl)+"/"+strings.Join(hosts, ","), func(t *testing.T) {
-				dir := filepath.Join(t.TempDir(), "ext")
+				dir := filepath.Join(tempdir.New(t), "ext")
 				names, err := Write(dir, Options{Name: "@acme/my-ext", Template: tmpl, Hosts: hosts, DisplayName: `Quote "and" \ back`})
 				if err != nil {
 					t.Fatal(err)
@@ -65,7 +66,7 @@ func TestRenderRefuses(t *testing.T) {
 }
 
 func TestWriteRefusesNonEmpty(t *testing.T) {
-	dir := t.TempDir()
+	dir := tempdir.New(t)
 	if err := os.WriteFile(filepath.Join(dir, "keep.txt"), []byte("mine"), 0o644); err != nil {
 		t.Fatal(err)
 	}

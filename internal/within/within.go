@@ -123,7 +123,7 @@ func Stat(dir, name string) (fi fs.FileInfo, err error) {
 
 // Remove removes the file name of dir (a link itself, never its target).
 func Remove(dir, name string) error {
-	return with(dir, name, func(r *os.Root, rel string) error { return r.Remove(rel) })
+	return with(dir, name, removeAt)
 }
 
 // FindFiles returns, as absolute paths sorted in byte order, every regular
@@ -176,7 +176,7 @@ func WriteFile(dir, name string, data []byte, perm fs.FileMode) error {
 			err = r.Rename(tmp, rel)
 		}
 		if err != nil {
-			_ = r.Remove(tmp)
+			_ = removeAt(r, tmp)
 		}
 		return err
 	})

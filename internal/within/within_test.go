@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/spiritagents/spirit/internal/testutil/tempdir"
 )
 
 // tree makes dir/in.txt, dir/inside -> in.txt, dir/out -> ../secret.txt,
@@ -14,7 +16,7 @@ import (
 // and the secret folder.
 func tree(t *testing.T) (string, string) {
 	t.Helper()
-	base := t.TempDir()
+	base := tempdir.New(t)
 	dir, secret := filepath.Join(base, "repo"), filepath.Join(base, "secrets")
 	for _, d := range []string{dir, secret} {
 		if err := os.Mkdir(d, 0o755); err != nil {

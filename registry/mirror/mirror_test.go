@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/spiritagents/spirit/catalog"
+	"github.com/spiritagents/spirit/internal/testutil/tempdir"
 	"github.com/spiritagents/spirit/npm"
 )
 
@@ -35,7 +36,7 @@ func run(t *testing.T, opts Options) (*Result, error) {
 // copyFixture copies the fixture index into a temp folder the test may change.
 func copyFixture(t *testing.T) string {
 	t.Helper()
-	dir := t.TempDir()
+	dir := tempdir.New(t)
 	if err := os.CopyFS(dir, os.DirFS(fixture)); err != nil {
 		t.Fatal(err)
 	}
@@ -43,7 +44,7 @@ func copyFixture(t *testing.T) string {
 }
 
 func TestMirrorFolder(t *testing.T) {
-	out := t.TempDir()
+	out := tempdir.New(t)
 	res, err := run(t, Options{Source: client(t, fixture), Out: out})
 	var re *RefusedError
 	if !errors.As(err, &re) || !errors.Is(err, ErrRefused) || !errors.Is(err, npm.ErrIntegrity) {
@@ -107,7 +108,7 @@ func TestMirrorFolder(t *testing.T) {
 // TestMirrorTamperedInMirror: a mirrored tarball changed on disk is
 // downloaded again rather than trusted.
 func TestMirrorTamperedInMirror(t *testing.T) {
-	out := t.TempDir()
+	out := tempdir.New(t)
 	opts := Options{Source: client(t, fixture), Out: out, IDs: []string{"fixture.unverified"}}
 	if _, err := run(t, opts); err != nil {
 		t.Fatal(err)
@@ -129,7 +130,7 @@ func TestMirrorTamperedInMirror(t *testing.T) {
 
 // TestMirrorRemoved: what the source drops is removed, unless KeepRemoved.
 func TestMirrorRemoved(t *testing.T) {
-	src, out := copyFixture(t), t.TempDir()
+	src, out := copyFixture(t), tempdir.New(t)
 	ids := []string{"fixture.unverified", "fixture.revoked"}
 	if _, err := run(t, Options{Source: client(t, src), Out: out, IDs: ids}); err != nil {
 		t.Fatal(err)
@@ -168,7 +169,7 @@ func TestMirrorRemoved(t *testing.T) {
 // TestMirrorSelect: --channel and --host keep only matching versions and
 // move the default onto one of them.
 func TestMirrorSelect(t *testing.T) {
-	out := t.TempDir()
+	out := tempdir.New(t)
 	res, err := run(t, Options{Source: client(t, fixture), Out: out, IDs: []string{"fixture.hello", "fixture.desktop-only"},
 		Channels: []string{"preview"}, Hosts: []string{"cli"}})
 	if err != nil {
@@ -194,7 +195,7 @@ func TestMirrorSelect(t *testing.T) {
 func TestMirrorOverHTTP(t *testing.T) {
 	srv := httptest.NewServer(http.FileServer(http.Dir(fixture)))
 	defer srv.Close()
-	out := t.TempDir()
+	out := tempdir.New(t)
 	if _, err := run(t, Options{Source: client(t, srv.URL), Out: out, IDs: []string{"fixture.hello"}}); err != nil {
 		t.Fatal(err)
 	}
@@ -222,7 +223,7 @@ func TestMirrorOverHTTP(t *testing.T) {
 // a link planted in the mirror that leads out of it is never written
 // through.
 func TestMirrorHostile(t *testing.T) {
-	src, out, outside := copyFixture(t), t.TempDir(), t.TempDir()
+	src, out, outside := copyFixture(t), tempdir.New(t), tempdir.New(t)
 	cat, _ := os.ReadFile(filepath.Join(src, "catalog.json"))
 	cat = bytes.Replace(cat, []byte(`"extensionId": "fixture.revoked"`), []byte(`"extensionId": "../../evil"`), 1)
 	if err := os.WriteFile(filepath.Join(src, "catalog.json"), cat, 0o644); err != nil {
@@ -257,7 +258,7 @@ func TestMirrorHostile(t *testing.T) {
 // TestMirrorBaseURL: with a base URL the tarball URLs are absolute and the
 // mirror served there installs; a second run is still a no-op.
 func TestMirrorBaseURL(t *testing.T) {
-	out := t.TempDir()
+	out := tempdir.New(t)
 	ms := httptest.NewServer(http.FileServer(http.Dir(out)))
 	defer ms.Close()
 	opts := Options{Source: client(t, fixture), Out: out, IDs: []string{"fixture.unverified"}, BaseURL: ms.URL + "/"}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/spiritagents/spirit/catalog"
 	"github.com/spiritagents/spirit/catalog/verify"
+	"github.com/spiritagents/spirit/internal/rmtree"
 )
 
 // A mirror of a signed index cannot sign what it rewrites (relative
@@ -84,7 +85,7 @@ func verifyMirror(ctx context.Context, src *catalog.Client, out string) error {
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(trust)
+	defer rmtree.Remove(trust)
 	mc, err := catalog.New(catalog.Options{Source: out, TrustDir: trust, RequireSigned: true, AllowExpired: sig.Expired})
 	if err != nil {
 		return err

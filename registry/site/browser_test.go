@@ -16,6 +16,7 @@ import (
 	"github.com/chromedp/cdproto/emulation"
 	cdppage "github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
+	"github.com/spiritagents/spirit/internal/testutil/tempdir"
 )
 
 // browser returns the path of a Chromium-family browser. The browser test
@@ -113,7 +114,7 @@ func choose(sel, value string) chromedp.Action[chromedp.Void] {
 // JavaScript off, and screenshots at phone and desktop widths are taken.
 func TestBrowser(t *testing.T) {
 	exe := browser(t)
-	out := t.TempDir()
+	out := tempdir.New(t)
 	build(t, fixture, out)
 	srv := httptest.NewServer(http.FileServer(http.Dir(out)))
 	defer srv.Close()
@@ -148,7 +149,7 @@ func TestBrowser(t *testing.T) {
 			t.Errorf("console errors %q, dialogs %q", errs, dialogs)
 		}
 	}
-	shots := t.TempDir()
+	shots := tempdir.New(t)
 	shoot := func(t *testing.T, name string, width, height int64, mobile bool) {
 		t.Helper()
 		vopts := []chromedp.EmulateViewportOption{chromedp.EmulateScale(1)}

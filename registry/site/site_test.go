@@ -15,6 +15,7 @@ import (
 
 	"github.com/spiritagents/spirit/catalog"
 	"github.com/spiritagents/spirit/internal/testutil/golden"
+	"github.com/spiritagents/spirit/internal/testutil/tempdir"
 )
 
 const fixture = "testdata/index"
@@ -169,7 +170,7 @@ func attr(tok html.Token, key string) string {
 // TestDeterministic: the same index gives the same bytes, and a second
 // build writes nothing.
 func TestDeterministic(t *testing.T) {
-	a, b := t.TempDir(), t.TempDir()
+	a, b := tempdir.New(t), tempdir.New(t)
 	first := build(t, fixture, a)
 	build(t, fixture, b)
 	for _, name := range first.Files() {
@@ -188,7 +189,7 @@ func TestDeterministic(t *testing.T) {
 // TestStale: the page of an extension that left the index is removed, and
 // files the site does not own are left alone.
 func TestStale(t *testing.T) {
-	dir, out := t.TempDir(), t.TempDir()
+	dir, out := tempdir.New(t), tempdir.New(t)
 	if err := os.CopyFS(dir, os.DirFS(fixture)); err != nil {
 		t.Fatal(err)
 	}
@@ -265,7 +266,7 @@ func TestReadmeShapes(t *testing.T) {
 	}
 
 	// Through the site: the page shows the README as escaped text.
-	dir := t.TempDir()
+	dir := tempdir.New(t)
 	if err := os.CopyFS(dir, os.DirFS(fixture)); err != nil {
 		t.Fatal(err)
 	}

@@ -4,12 +4,14 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/spiritagents/spirit/internal/testutil/tempdir"
 )
 
 func TestRecordedIsNeverUpdatable(t *testing.T) {
 	defer func(old bool) { *update = old }(*update)
 	*update = true
-	dir := t.TempDir()
+	dir := tempdir.New(t)
 	rec := filepath.Join(dir, "upstream", "want", "a.json")
 	free := filepath.Join(dir, "mine", "want", "a.json")
 	for _, f := range []string{rec, free} {
