@@ -516,15 +516,7 @@ func (u *Updater) Apply(ctx context.Context, p *Plan, o *Outdated, ask Ask, repo
 		if adds != nil {
 			r.Adds = adds
 		}
-		r.Result, r.Err = res, err
-		switch {
-		case err == nil:
-			r.Status, r.Granted, r.Rollback = UpdateDone, res.Record.GrantedCapabilities, res.Previous
-		case errors.Is(err, ErrNotConsented):
-			r.Status = UpdateRefused
-		default:
-			r.Status = UpdateFailed
-		}
+		r.settle(res, err)
 		done(r)
 	}
 	for _, st := range p.NPM {
@@ -537,20 +529,25 @@ func (u *Updater) Apply(ctx context.Context, p *Plan, o *Outdated, ask Ask, repo
 			r.Status = UpdateUpToDate
 		default:
 			r.To = to
-			res, err := u.applyNPM(ctx, st, ask)
-			r.Result, r.Err = res, err
-			switch {
-			case err == nil:
-				r.Status, r.Granted, r.Rollback = UpdateDone, res.Record.GrantedCapabilities, res.Previous
-			case errors.Is(err, ErrNotConsented):
-				r.Status = UpdateRefused
-			default:
-				r.Status = UpdateFailed
-			}
+			r.settle(u.applyNPM(ctx, st, ask))
 		}
 		done(r)
 	}
 	return results
+}
+
+// settle records how an applied update ended: updated (with what was
+// granted and the version kept for rollback), refused or failed.
+func (r *UpdateResult) settle(res *install.Result, err error) {
+	r.Result, r.Err = res, err
+	switch {
+	case err == nil:
+		r.Status, r.Granted, r.Rollback = UpdateDone, res.Record.GrantedCapabilities, res.Previous
+	case errors.Is(err, ErrNotConsented):
+		r.Status = UpdateRefused
+	default:
+		r.Status = UpdateFailed
+	}
 }
 
 // askMajor asks whether an update with Latest may cross a major version.

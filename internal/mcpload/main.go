@@ -157,18 +157,8 @@ type result struct {
 // runRound starts cmd, runs the phases and stops it.
 func runRound(ctx context.Context, cmdline string, warmup, calls, inflight int) (result, error) {
 	cmd := command(ctx, cmdline)
-	stdin, err := cmd.StdinPipe()
+	stdin, stdout, stderr, err := start(cmd)
 	if err != nil {
-		return result{}, err
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		return result{}, err
-	}
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	cmd.WaitDelay = 5 * time.Second
-	if err := cmd.Start(); err != nil {
 		return result{}, err
 	}
 	c := &client{w: bufio.NewWriter(stdin), r: bufio.NewReaderSize(stdout, 1<<20), pid: cmd.Process.Pid}
@@ -196,18 +186,8 @@ func runTSRound(ctx context.Context, script, cmdline string, warmup, calls, infl
 	cmd := exec.CommandContext(ctx, "node", script)
 	cmd.Env = append(os.Environ(), "MCP_SERVER="+string(server), "CALLS="+strconv.Itoa(calls),
 		"WARMUP="+strconv.Itoa(warmup), "INFLIGHT="+strconv.Itoa(inflight))
-	stdin, err := cmd.StdinPipe()
+	stdin, stdout, stderr, err := start(cmd)
 	if err != nil {
-		return result{}, err
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		return result{}, err
-	}
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	cmd.WaitDelay = 5 * time.Second
-	if err := cmd.Start(); err != nil {
 		return result{}, err
 	}
 	lines := bufio.NewScanner(stdout)
@@ -249,6 +229,26 @@ func runTSRound(ctx context.Context, script, cmdline string, warmup, calls, infl
 		return res, fmt.Errorf("the client: %w; stderr: %s", werr, stderr.String())
 	}
 	return res, nil
+}
+
+// start starts cmd with pipes to its stdin and stdout, and its stderr
+// kept for error messages.
+func start(cmd *exec.Cmd) (io.WriteCloser, io.ReadCloser, *strings.Builder, error) {
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	stderr := new(strings.Builder)
+	cmd.Stderr = stderr
+	cmd.WaitDelay = 5 * time.Second
+	if err := cmd.Start(); err != nil {
+		return nil, nil, nil, err
+	}
+	return stdin, stdout, stderr, nil
 }
 
 // command is cmdline run directly, or under bash -c when it has shell syntax.
