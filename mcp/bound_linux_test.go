@@ -97,6 +97,23 @@ func TestColdServeBoundsNodeProcesses(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+	})
+	pid := cmd.Process.Pid // read here, before the sampler starts: no race on cmd
+
 	peak, samples := 0, 0
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
@@ -104,12 +121,10 @@ func TestColdServeBoundsNodeProcesses(t *testing.T) {
 	go func() {
 		defer wg.Done()
 		for {
-			if cmd.Process != nil {
-				if k := nodesBelow(cmd.Process.Pid); k > peak {
-					peak = k
-				}
-				samples++
+			if k := nodesBelow(pid); k > peak {
+				peak = k
 			}
+			samples++
 			select {
 			case <-stop:
 				return
@@ -117,7 +132,7 @@ func TestColdServeBoundsNodeProcesses(t *testing.T) {
 			}
 		}
 	}()
-	cs, err := testClient(nil).Connect(ctx, &sdk.CommandTransport{Command: cmd, TerminateDuration: 5 * time.Second}, nil)
+	cs, err := testClient(nil).Connect(ctx, &sdk.IOTransport{Reader: stdout, Writer: stdin}, nil)
 	if err != nil {
 		close(stop)
 		wg.Wait()
