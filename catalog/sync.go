@@ -291,8 +291,9 @@ func (s *Syncer) marketplaceArtifact(ctx context.Context, id string, e install.L
 	}
 	resolve := s.Marketplace
 	if resolve == nil {
-		u := &Updater{Paths: s.Paths, Catalog: c, Policy: s.Policy, AllowSHA1: s.AllowSHA1}
-		resolve = u.resolveMarketplace
+		resolve = func(ctx context.Context, ref install.MarketplaceRef) (*install.Artifact, error) {
+			return c.Resolve(ctx, ref, string(s.Paths.Host), s.Policy, s.AllowSHA1)
+		}
 	}
 	r := &install.Resolver{Marketplace: resolve}
 	return r.ResolveMarketplace(ctx, install.MarketplaceRef{ID: e.MarketplaceID, Version: e.Version})
