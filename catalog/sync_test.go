@@ -13,6 +13,22 @@ import (
 	"github.com/spiritagents/spirit/paths"
 )
 
+// fixtureHost is a CLI host in a new data directory and a client of the
+// fixture index that caches there.
+func fixtureHost(t *testing.T) (*paths.Paths, *catalog.Client) {
+	t.Helper()
+	root, err := filepath.Abs("../testdata/catalog/registry")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := paths.New(t.TempDir(), paths.HostCLI)
+	c, err := catalog.New(catalog.Options{Source: root, CacheDir: p.CacheDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p, c
+}
+
 // installFromIndex installs version of fixture.hello from c into in.
 func installFromIndex(t *testing.T, c *catalog.Client, in *install.Installer, version string) {
 	t.Helper()
@@ -47,21 +63,13 @@ func installFromIndex(t *testing.T, c *catalog.Client, in *install.Installer, ve
 // nothing), an accept installs 1.1.0, and the host then matches the lock.
 func TestSyncerPlansAndApplies(t *testing.T) {
 	ctx := context.Background()
-	root, err := filepath.Abs("../testdata/catalog/registry")
-	if err != nil {
-		t.Fatal(err)
-	}
 	hello, err := filepath.Abs("../testdata/examples/hello-tools")
 	if err != nil {
 		t.Fatal(err)
 	}
 
 	// The machine the lock is written on.
-	src := paths.New(t.TempDir(), paths.HostCLI)
-	srcCat, err := catalog.New(catalog.Options{Source: root, CacheDir: src.CacheDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
+	src, srcCat := fixtureHost(t)
 	srcIn := &install.Installer{Paths: src}
 	installFromIndex(t, srcCat, srcIn, "1.1.0")
 	dirRes, err := srcIn.Install(ctx, install.Request{Path: hello, Source: hello, SourceKind: install.KindDir})
@@ -75,11 +83,7 @@ func TestSyncerPlansAndApplies(t *testing.T) {
 	folder := dirRes.ID
 
 	// The machine synced.
-	p := paths.New(t.TempDir(), paths.HostCLI)
-	c, err := catalog.New(catalog.Options{Source: root, CacheDir: p.CacheDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
+	p, c := fixtureHost(t)
 	in := &install.Installer{Paths: p}
 	installFromIndex(t, c, in, "1.0.0")
 	s := &catalog.Syncer{Paths: p, Installer: in, Catalog: func() (*catalog.Client, error) { return c, nil }}
