@@ -602,21 +602,30 @@ func (u *Updater) applyMarketplace(ctx context.Context, st Status, installed *in
 	return res, adds, err
 }
 
-// resolveMarketplace prepares the version ref names, checks Policy and
-// downloads the verified tarball.
+// resolveMarketplace resolves ref through Catalog with Policy.
 func (u *Updater) resolveMarketplace(ctx context.Context, ref install.MarketplaceRef) (*install.Artifact, error) {
-	prep, err := u.Catalog.Prepare(ctx, ref.ID, Selector{Version: ref.Version})
+	return u.Catalog.Resolve(ctx, ref, string(u.Paths.Host), u.Policy, u.AllowSHA1)
+}
+
+// Resolve prepares the version ref names (the default version when it
+// names none), checks it against policy for host, and downloads the
+// verified tarball: the marketplace side of an install, without a
+// terminal. It fits install.Resolver.Marketplace; install the artifact
+// with Request.Owner set to OriginOf the item, as `marketplace install`
+// does, so that it replaces only an install of the same entry.
+func (c *Client) Resolve(ctx context.Context, ref install.MarketplaceRef, host string, policy Consent, allowSHA1 bool) (*install.Artifact, error) {
+	prep, err := c.Prepare(ctx, ref.ID, Selector{Version: ref.Version})
 	if err != nil {
 		return nil, err
 	}
-	if err := prep.Check(string(u.Paths.Host), u.Policy); err != nil {
+	if err := prep.Check(host, policy); err != nil {
 		return nil, err
 	}
-	tb, err := u.Catalog.Tarball(ctx, prep, u.AllowSHA1)
+	tb, err := c.Tarball(ctx, prep, allowSHA1)
 	if err != nil {
 		return nil, err
 	}
-	return u.Catalog.Artifact(prep, tb), nil
+	return c.Artifact(prep, tb), nil
 }
 
 // Artifact is the install artifact of the downloaded tarball tb of p: what

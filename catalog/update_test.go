@@ -21,35 +21,9 @@ import (
 // 1.1.0 and records the new capabilities as granted.
 func TestUpdaterPlansAndApplies(t *testing.T) {
 	ctx := context.Background()
-	root, err := filepath.Abs("../testdata/catalog/registry")
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := paths.New(t.TempDir(), paths.HostCLI)
-	c, err := catalog.New(catalog.Options{Source: root, CacheDir: p.CacheDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
+	p, c := fixtureHost(t)
 	in := &install.Installer{Paths: p}
-	r := &install.Resolver{Marketplace: func(ctx context.Context, ref install.MarketplaceRef) (*install.Artifact, error) {
-		prep, err := c.Prepare(ctx, ref.ID, catalog.Selector{Version: ref.Version})
-		if err != nil {
-			return nil, err
-		}
-		tb, err := c.Tarball(ctx, prep, false)
-		if err != nil {
-			return nil, err
-		}
-		return c.Artifact(prep, tb), nil
-	}}
-	art, err := r.ResolveMarketplace(ctx, install.MarketplaceRef{ID: "fixture.hello", Version: "1.0.0"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer art.Close()
-	if _, err := in.Install(ctx, art.Request(false, false)); err != nil {
-		t.Fatal(err)
-	}
+	installFromIndex(t, c, in, "1.0.0")
 
 	u := &catalog.Updater{Paths: p, Catalog: c, Installer: in,
 		NPM: &catalog.NPMClients{New: func(string) (*npm.Client, error) { return nil, errors.New("no npm installs here") }}}

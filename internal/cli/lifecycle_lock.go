@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -15,9 +14,7 @@ import (
 	"github.com/spiritagents/spirit/fetch"
 	"github.com/spiritagents/spirit/install"
 	"github.com/spiritagents/spirit/internal/atomicfile"
-	"github.com/spiritagents/spirit/internal/rmtree"
 	"github.com/spiritagents/spirit/internal/termtext"
-	"github.com/spiritagents/spirit/npm"
 	"github.com/spiritagents/spirit/paths"
 )
 
@@ -160,87 +157,97 @@ func runSync(ctx context.Context, opts *SyncOptions) error {
 	if err != nil {
 		return err
 	}
-	if lock.Host != string(p.Host) {
-		return withHint(usageErrorf("%s is the lock of host %s, not %s", opts.File, lock.Host, p.Host), "pass --host "+lock.Host)
+	s := newSyncer(f, p, opts.Offline)
+	plan, err := s.Plan(lock, opts.Prune)
+	var he *catalog.LockHostError
+	if errors.As(err, &he) {
+		return withHint(usageErrorf("%s is the lock of host %s, not %s", opts.File, he.Lock, he.Host), "pass --host "+he.Lock)
 	}
-	drift, err := install.DriftOf(p, lock, opts.Prune)
 	if err != nil {
 		return err
 	}
 	w := f.IO.Out
-	s := &syncer{f: f, opts: opts, paths: p,
-		nc: f.npmClients(p, opts.Offline, "")}
 	if opts.Check {
-		if len(drift) == 0 {
+		if len(plan.Drift) == 0 {
 			_, err := termtext.Fprintf(w, "The installs match %s.\n", opts.File)
 			return err
 		}
-		for _, d := range drift {
+		for _, d := range plan.Drift {
 			termtext.Fprintln(w, d.String())
 			if d.Kind == "differs" {
-				s.checkAdds(ctx, lock, d)
+				printSyncAdds(ctx, w, s, plan, d)
 			}
 		}
-		return &problemsError{msg: fmt.Sprintf("%d extensions differ from %s", len(drift), opts.File)}
+		return &problemsError{msg: fmt.Sprintf("%d extensions differ from %s", len(plan.Drift), opts.File)}
 	}
-	in, err := f.installer(opts.LockTimeout)
-	if err != nil {
+	if s.Installer, err = f.installer(opts.LockTimeout); err != nil {
 		return err
 	}
-	s.in = in
 	failed := 0
-	for _, d := range drift {
-		if err := s.apply(ctx, lock, d); err != nil {
+	s.Apply(ctx, plan, updateAsk(f, opts.Yes), func(r catalog.SyncResult) {
+		if r.Err != nil {
 			failed++
-			termtext.Fprintf(f.IO.ErrOut, "Error: %s: %s\n", d.ID, termtext.Multiline(err.Error()))
-			if h := hintOf(err); h != "" {
-				termtext.Fprintf(f.IO.ErrOut, "Hint: %s\n", h)
-			} else if errors.Is(err, errNotConsented) {
-				fmt.Fprintln(f.IO.ErrOut, "Hint: pass --yes to accept what it adds")
-			}
+			printSyncError(f, r)
+			return
 		}
-	}
+		switch r.Kind {
+		case "extra":
+			termtext.Fprintf(w, "Removed %s %s (not in the lock).\n", r.ID, r.Installed)
+		case "enable":
+			termtext.Fprintf(w, "Enabled %s.\n", r.ID)
+		case "disable":
+			termtext.Fprintf(w, "Disabled %s.\n", r.ID)
+		case "missing":
+			termtext.Fprintf(w, "Installed %s %s.\n", r.ID, r.Locked)
+		default:
+			termtext.Fprintf(w, "Replaced %s %s with %s.\n", r.ID, r.Installed, r.Locked)
+		}
+	})
 	if failed > 0 {
-		fmt.Fprintf(f.IO.ErrOut, "%d of %d changes failed.\n", failed, len(drift))
+		fmt.Fprintf(f.IO.ErrOut, "%d of %d changes failed.\n", failed, len(plan.Drift))
 		return &exitError{code: ExitFailure}
 	}
-	if len(drift) == 0 {
+	if len(plan.Drift) == 0 {
 		_, err = termtext.Fprintf(w, "The installs already match %s.\n", opts.File)
 	}
 	return err
 }
 
-// syncer applies the drift of a lock, one extension at a time.
-type syncer struct {
-	f     *Factory
-	opts  *SyncOptions
-	paths *paths.Paths
-	in    *install.Installer // nil for --check
-	nc    *catalog.NPMClients
-	im    *installMarketplace
+// newSyncer is the catalog.Syncer of the command line: npm and marketplace
+// entries through the configured clients (offline on their caches), the
+// marketplace install policy asked at a terminal as install asks it.
+func newSyncer(f *Factory, p *paths.Paths, offline bool) *catalog.Syncer {
+	im := &installMarketplace{f: f, opts: &InstallOptions{f: f, Offline: offline}}
+	return &catalog.Syncer{Paths: p, Offline: offline, NPM: f.npmClients(p, offline, ""),
+		Progress: f.IO.Progress(),
+		Fetch: func() (*fetch.Client, error) {
+			lim, err := f.FetchLimits()
+			if err != nil {
+				return nil, err
+			}
+			return fetch.New(fetch.Options{HTTP: f.HTTPClient(), Limits: lim}), nil
+		},
+		Catalog: func() (*catalog.Client, error) {
+			ms, err := im.source()
+			if err != nil {
+				return nil, err
+			}
+			return ms.c, nil
+		},
+		Marketplace: func(ctx context.Context, ref install.MarketplaceRef) (*install.Artifact, error) {
+			ms, err := im.source()
+			if err != nil {
+				return nil, err
+			}
+			return ms.resolve(ctx, ref)
+		},
+	}
 }
 
-// adds is what the lock's artifact (a file or folder) for drift d adds to
-// the installed version it replaces, as update diffs it.
-func (s *syncer) adds(d install.Drift, artifact string) (*catalog.Additions, error) {
-	installed, err := install.Find(s.paths, d.ID)
-	if err != nil {
-		return nil, err
-	}
-	return catalog.AdditionsOf(installed, artifact)
-}
-
-// checkAdds prints, for --check, what replacing the installed version as
-// drift d says would add: what sync asks consent for.
-func (s *syncer) checkAdds(ctx context.Context, lock *install.Lock, d install.Drift) {
-	w := s.f.IO.Out
-	art, err := s.artifact(ctx, d.ID, lock.Extensions[d.ID])
-	if err != nil {
-		termtext.Fprintf(w, "  could not read %s to see what it adds: %s\n", d.Locked, err.Error())
-		return
-	}
-	defer art.Close()
-	a, err := s.adds(d, art.Path)
+// printSyncAdds prints, for --check, what replacing the installed version
+// as drift d says would add: what sync asks consent for.
+func printSyncAdds(ctx context.Context, w io.Writer, s *catalog.Syncer, plan *catalog.SyncPlan, d install.Drift) {
+	a, err := s.Adds(ctx, plan, d)
 	if err != nil {
 		termtext.Fprintf(w, "  could not read %s to see what it adds: %s\n", d.Locked, err.Error())
 		return
@@ -250,139 +257,18 @@ func (s *syncer) checkAdds(ctx context.Context, lock *install.Lock, d install.Dr
 	}
 }
 
-func (s *syncer) apply(ctx context.Context, lock *install.Lock, d install.Drift) error {
-	w := s.f.IO.Out
-	e := lock.Extensions[d.ID]
-	switch d.Kind {
-	case "extra":
-		if _, err := s.in.Remove(ctx, d.ID, install.RemoveOptions{}); err != nil {
-			return err
-		}
-		_, err := termtext.Fprintf(w, "Removed %s %s (not in the lock).\n", d.ID, d.Installed)
-		return err
-	case "enable":
-		if _, err := s.in.Enable(ctx, d.ID); err != nil {
-			return err
-		}
-		_, err := termtext.Fprintf(w, "Enabled %s.\n", d.ID)
-		return err
-	case "disable":
-		if _, err := s.in.Disable(ctx, d.ID); err != nil {
-			return err
-		}
-		_, err := termtext.Fprintf(w, "Disabled %s.\n", d.ID)
-		return err
+// printSyncError writes why the change of one extension failed, with a
+// hint.
+func printSyncError(f *Factory, r catalog.SyncResult) {
+	err := r.Err
+	var ie *catalog.LockIndexError
+	if errors.As(err, &ie) {
+		err = withHint(err, "pass --registry "+ie.Locked)
 	}
-	art, err := s.artifact(ctx, d.ID, e)
-	if err != nil {
-		return err
+	termtext.Fprintf(f.IO.ErrOut, "Error: %s: %s\n", r.ID, termtext.Multiline(err.Error()))
+	if h := hintOf(err); h != "" {
+		termtext.Fprintf(f.IO.ErrOut, "Hint: %s\n", h)
+	} else if errors.Is(err, errNotConsented) {
+		fmt.Fprintln(f.IO.ErrOut, "Hint: pass --yes to accept what it adds")
 	}
-	defer art.Close()
-	if d.Kind == "differs" {
-		// The bytes about to be installed are diffed, as update does.
-		a, err := s.adds(d, art.Path)
-		if err != nil {
-			return err
-		}
-		if err := consentTo(s.f, s.opts.Yes, d.ID, d.Installed, e.Version, a); err != nil {
-			return err
-		}
-	}
-	req := art.Request(true, true)
-	req.Integrity, req.ManifestDigest = e.Integrity, e.ManifestDigest
-	req.Source, req.SourceKind, req.Channel = e.Source, e.Kind, e.Channel
-	req.ExpectName, req.ExpectVersion = d.ID, e.Version
-	if found, err := install.Find(s.in.Paths, d.ID); err == nil && found.Disabled {
-		if _, err := s.in.Enable(ctx, d.ID); err != nil {
-			return err
-		}
-	}
-	if _, err := s.in.Install(ctx, req); err != nil {
-		if errors.Is(err, install.ErrIntegrity) {
-			return withHint(err, "the artifact is not what the lock pinned; nothing was changed for "+d.ID)
-		}
-		return err
-	}
-	if !e.Enabled {
-		if _, err := s.in.Disable(ctx, d.ID); err != nil {
-			return err
-		}
-	}
-	if d.Kind == "missing" {
-		_, err = termtext.Fprintf(w, "Installed %s %s.\n", d.ID, e.Version)
-	} else {
-		_, err = termtext.Fprintf(w, "Replaced %s %s with %s.\n", d.ID, d.Installed, e.Version)
-	}
-	return err
-}
-
-// artifact fetches what entry e of id pins, the way it was installed.
-func (s *syncer) artifact(ctx context.Context, id string, e install.LockEntry) (*install.Artifact, error) {
-	switch e.Kind {
-	case install.KindDir, install.KindArchive:
-		if _, err := os.Stat(e.Source); err != nil {
-			return nil, fmt.Errorf("its source %s cannot be read, so it cannot be installed again: %w", e.Source, err)
-		}
-		a := &install.Artifact{Kind: e.Kind, Path: e.Source, Source: e.Source, InstallSource: install.SourceArchive}
-		if e.Kind == install.KindArchive {
-			a.ArchiveFileName = filepath.Base(e.Source)
-		}
-		return a, nil
-	case install.KindURL:
-		if s.opts.Offline {
-			return nil, fmt.Errorf("%s is a URL install (%s); it cannot be downloaded offline", id, e.Source)
-		}
-		tmp, err := os.MkdirTemp("", "spirit-sync-")
-		if err != nil {
-			return nil, err
-		}
-		a := &install.Artifact{Kind: install.KindURL, Source: e.Source, ResolvedURL: e.Source, InstallSource: install.SourceArchive}
-		a.OnClose(func() { rmtree.Remove(tmp) })
-		lim, err := s.f.FetchLimits()
-		if err != nil {
-			a.Close()
-			return nil, err
-		}
-		file, name, err := install.DownloadWithProgress(ctx, fetch.New(fetch.Options{HTTP: s.f.HTTPClient(), Limits: lim}), e.Source, tmp, s.f.IO.Progress())
-		if err != nil {
-			a.Close()
-			return nil, err
-		}
-		a.Path, a.ArchiveFileName = file, name
-		return a, nil
-	case install.KindNPM:
-		c, err := s.nc.Client(e.NPMRegistry)
-		if err != nil {
-			return nil, err
-		}
-		res, err := c.Resolve(ctx, npm.Spec{Name: id, Range: e.Version})
-		if err != nil {
-			return nil, err
-		}
-		tb, err := c.FetchTarball(ctx, res)
-		if err != nil {
-			return nil, err
-		}
-		a := &install.Artifact{Kind: install.KindNPM, Path: tb.Path, Source: e.Source, ResolvedURL: res.TarballURL,
-			Integrity: tb.Integrity, InstallSource: install.SourceArchive, ArchiveFileName: catalog.TarballName(res.TarballURL), NPMRegistry: res.Registry,
-			NPMSignature: &res.Signature, Provenance: c.Provenance(ctx, res)}
-		if tb.Temporary {
-			a.OnClose(func() { os.Remove(tb.Path) })
-		}
-		return a, nil
-	case install.KindMarketplace:
-		if s.im == nil {
-			s.im = &installMarketplace{f: s.f, opts: &InstallOptions{f: s.f, Offline: s.opts.Offline}}
-		}
-		ms, err := s.im.source()
-		if err != nil {
-			return nil, err
-		}
-		if idx := catalog.IndexName(ms.c.Source()); e.MarketplaceIndex != "" && e.MarketplaceIndex != idx {
-			return nil, withHint(fmt.Errorf("%s was locked from the marketplace index %s, not %s", id, e.MarketplaceIndex, idx),
-				"pass --registry "+e.MarketplaceIndex)
-		}
-		return ms.resolver().ResolveMarketplace(ctx, install.MarketplaceRef{ID: e.MarketplaceID, Version: e.Version})
-	}
-	return nil, fmt.Errorf("unknown kind %q", e.Kind)
 }
