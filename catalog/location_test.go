@@ -8,20 +8,22 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/spiritagents/spirit/internal/testutil/tempdir"
 )
 
 // A catalog.json that is not where the source says fails with an error
 // that names where it was looked for, and a hint that says where it
 // should be.
 func TestCatalogLocationHints(t *testing.T) {
-	repo := t.TempDir() // a registry repository, built
+	repo := tempdir.New(t) // a registry repository, built
 	if err := os.MkdirAll(filepath.Join(repo, "registry", "extensions"), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(filepath.Join(repo, "registry", "catalog.json"), []byte(`{"schemaVersion":1,"items":[]}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	unbuilt := t.TempDir() // a registry repository never built
+	unbuilt := tempdir.New(t) // a registry repository never built
 	if err := os.MkdirAll(filepath.Join(unbuilt, "registry", "extensions"), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -38,7 +40,7 @@ func TestCatalogLocationHints(t *testing.T) {
 			wantHint: "run spirit registry build --root " + unbuilt},
 		{name: "not built, registry folder", source: filepath.Join(unbuilt, "registry"), wantErr: "catalog.json",
 			wantHint: "run spirit registry build --root " + unbuilt},
-		{name: "empty folder", source: t.TempDir(), wantErr: "catalog.json", wantHint: "is the folder that holds catalog.json"},
+		{name: "empty folder", source: tempdir.New(t), wantErr: "catalog.json", wantHint: "is the folder that holds catalog.json"},
 		{name: "URL 404", source: srv.URL + "/nope/", wantErr: "marketplace catalog fetch failed: 404 Not Found (" + srv.URL + "/nope/catalog.json)",
 			wantHint: "the URL of the folder that serves catalog.json"},
 	}

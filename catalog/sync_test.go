@@ -10,6 +10,7 @@ import (
 
 	"github.com/spiritagents/spirit/catalog"
 	"github.com/spiritagents/spirit/install"
+	"github.com/spiritagents/spirit/internal/testutil/tempdir"
 	"github.com/spiritagents/spirit/paths"
 )
 
@@ -21,7 +22,7 @@ func fixtureHost(t *testing.T) (*paths.Paths, *catalog.Client) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := paths.New(t.TempDir(), paths.HostCLI)
+	p := paths.New(tempdir.New(t), paths.HostCLI)
 	c, err := catalog.New(catalog.Options{Source: root, CacheDir: p.CacheDir()})
 	if err != nil {
 		t.Fatal(err)

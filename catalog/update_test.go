@@ -10,6 +10,7 @@ import (
 
 	"github.com/spiritagents/spirit/catalog"
 	"github.com/spiritagents/spirit/install"
+	"github.com/spiritagents/spirit/internal/testutil/tempdir"
 	"github.com/spiritagents/spirit/npm"
 	"github.com/spiritagents/spirit/paths"
 )
@@ -76,7 +77,7 @@ func TestPlanAddSkipsAndRefuses(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := paths.New(t.TempDir(), paths.HostCLI)
+	p := paths.New(tempdir.New(t), paths.HostCLI)
 	hello, err := filepath.Abs("../testdata/examples/hello-tools")
 	if err != nil {
 		t.Fatal(err)
