@@ -71,7 +71,11 @@ var ErrNotFound = errors.New("Extension not found")
 // that holds a package.json. Unlike it, an install whose manifest no longer
 // validates is listed with Broken set, its id taken from extensions.json or
 // from its pkg-<base64url(id)> name.
-func List(p *paths.Paths) ([]Installed, error) {
+func List(p *paths.Paths) ([]Installed, error) { return list(p, false) }
+
+// list is List; brief leaves the tools' schemas out of the manifests whose
+// bytes are the recorded ones (ListAllBrief).
+func list(p *paths.Paths, brief bool) ([]Installed, error) {
 	dir := p.ExtensionsDir()
 	ents, err := os.ReadDir(dir)
 	if errors.Is(err, os.ErrNotExist) {
@@ -115,7 +119,7 @@ func List(p *paths.Paths) ([]Installed, error) {
 		if rerr == nil {
 			fsys = manifest.DirFSIn(realDir, de.Name())
 		}
-		m, warnings, verr := loadInstalled(data, fsys, trusted)
+		m, warnings, verr := loadInstalled(data, fsys, manifest.Options{Installed: true, Trusted: trusted, NoToolSchemas: brief})
 		in.Warnings = warnings
 		if verr != nil {
 			in.Broken = verr
@@ -184,8 +188,16 @@ func Find(p *paths.Paths, id string) (*Installed, error) {
 }
 
 // ListAll is List followed by ListDisabled.
-func ListAll(p *paths.Paths) ([]Installed, error) {
-	list, err := List(p)
+func ListAll(p *paths.Paths) ([]Installed, error) { return listAll(p, false) }
+
+// ListAllBrief is ListAll for a listing that does not show the tools'
+// schemas (`extension list`): the tools of a manifest whose bytes are the
+// ones recorded at install have a nil InputSchema and OutputSchema, which
+// spares reading each schema again from the bytes.
+func ListAllBrief(p *paths.Paths) ([]Installed, error) { return listAll(p, true) }
+
+func listAll(p *paths.Paths, brief bool) ([]Installed, error) {
+	out, err := list(p, brief)
 	if err != nil {
 		return nil, err
 	}
@@ -193,14 +205,14 @@ func ListAll(p *paths.Paths) ([]Installed, error) {
 	if err != nil {
 		return nil, err
 	}
-	return append(list, dis...), nil
+	return append(out, dis...), nil
 }
 
 // loadInstalled validates the package.json bytes of an installed package by
 // the apps' rules; what only spirit's install refuses comes back as
-// warnings.
-func loadInstalled(data []byte, fsys fs.FS, trusted bool) (*manifest.Manifest, []string, error) {
-	rep := manifest.Validate(data, fsys, manifest.Options{Installed: true, Trusted: trusted})
+// warnings. opts are those of an installed package (Installed set).
+func loadInstalled(data []byte, fsys fs.FS, opts manifest.Options) (*manifest.Manifest, []string, error) {
+	rep := manifest.Validate(data, fsys, opts)
 	if err := rep.Err(); err != nil {
 		return rep.Manifest, nil, err
 	}
