@@ -87,7 +87,12 @@ func list(p *paths.Paths, brief bool) ([]Installed, error) {
 	if err != nil {
 		return nil, err
 	}
+	// spirit's records are read while extensions.json is.
+	var recs map[string]*Record
+	var records sync.WaitGroup
+	records.Go(func() { recs = readRecords(p.InstalledFile()) })
 	reg, err := readRegistry(p.RegistryFile())
+	records.Wait()
 	if err != nil {
 		return nil, err
 	}
@@ -97,7 +102,6 @@ func list(p *paths.Paths, brief bool) ([]Installed, error) {
 		byDir[reg[i].DirectoryName] = &reg[i]
 		byID[reg[i].ID] = &reg[i]
 	}
-	recs := readRecords(p.InstalledFile())
 	// The folder's path is resolved once, not once per package.
 	realDir, rerr := filepath.EvalSymlinks(dir)
 	if rerr != nil {
