@@ -242,7 +242,7 @@ func ListDisabled(p *paths.Paths) ([]Installed, error) {
 			continue
 		}
 		in := Installed{ID: id, Dir: full, Disabled: true}
-		m, warnings, verr := loadInstalled(data, manifest.DirFS(full), false)
+		m, warnings, verr := loadInstalled(data, manifest.DirFS(full), manifest.Options{Installed: true})
 		in.Warnings = warnings
 		if verr != nil {
 			in.Broken = verr

@@ -7,8 +7,11 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/spiritagents/spirit/internal/collate"
 	"github.com/spiritagents/spirit/manifest"
@@ -71,7 +74,11 @@ var ErrNotFound = errors.New("Extension not found")
 // that holds a package.json. Unlike it, an install whose manifest no longer
 // validates is listed with Broken set, its id taken from extensions.json or
 // from its pkg-<base64url(id)> name.
-func List(p *paths.Paths) ([]Installed, error) {
+func List(p *paths.Paths) ([]Installed, error) { return list(p, false) }
+
+// list is List; brief leaves the tools' schemas out of the manifests whose
+// bytes are the recorded ones (ListAllBrief).
+func list(p *paths.Paths, brief bool) ([]Installed, error) {
 	dir := p.ExtensionsDir()
 	ents, err := os.ReadDir(dir)
 	if errors.Is(err, os.ErrNotExist) {
@@ -80,7 +87,12 @@ func List(p *paths.Paths) ([]Installed, error) {
 	if err != nil {
 		return nil, err
 	}
+	// spirit's records are read while extensions.json is.
+	var recs map[string]*Record
+	var records sync.WaitGroup
+	records.Go(func() { recs = readRecords(p.InstalledFile()) })
 	reg, err := readRegistry(p.RegistryFile())
+	records.Wait()
 	if err != nil {
 		return nil, err
 	}
@@ -90,66 +102,107 @@ func List(p *paths.Paths) ([]Installed, error) {
 		byDir[reg[i].DirectoryName] = &reg[i]
 		byID[reg[i].ID] = &reg[i]
 	}
-	recs := readRecords(p.InstalledFile())
 	// The folder's path is resolved once, not once per package.
 	realDir, rerr := filepath.EvalSymlinks(dir)
+	if rerr != nil {
+		realDir = ""
+	}
+	l := &lister{dir: dir, realDir: realDir, byDir: byDir, byID: byID, recs: recs, brief: brief}
+	// Each package is read and checked on its own: on as many goroutines
+	// as there are processors, each taking the next entry.
+	found := make([]Installed, len(ents))
+	ok := make([]bool, len(ents))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), 1+len(ents)/listPerWorker) {
+		wg.Go(func() {
+			for i := int(next.Add(1)) - 1; i < len(ents); i = int(next.Add(1)) - 1 {
+				found[i], ok[i] = l.load(ents[i])
+			}
+		})
+	}
+	wg.Wait()
 	var out []Installed
-	for _, de := range ents {
-		if !de.IsDir() || strings.HasPrefix(de.Name(), ".") {
-			continue
+	for i := range found {
+		if ok[i] {
+			out = append(out, found[i])
 		}
-		full := filepath.Join(dir, de.Name())
-		data, err := os.ReadFile(filepath.Join(full, "package.json"))
-		if err != nil {
-			continue
-		}
-		in := Installed{Dir: full}
-		// Bytes that are the ones validated at install (the record keeps
-		// their digest) skip the schema pass.
-		trusted := false
-		if e := byDir[de.Name()]; e != nil {
-			r := recs[e.ID]
-			trusted = r != nil && r.DirectoryName == de.Name() && r.ManifestDigest != "" && r.ManifestDigest == bytesSRI(data)
-		}
-		fsys := manifest.DirFS(full)
-		if rerr == nil {
-			fsys = manifest.DirFSIn(realDir, de.Name())
-		}
-		m, warnings, verr := loadInstalled(data, fsys, trusted)
-		in.Warnings = warnings
-		if verr != nil {
-			in.Broken = verr
-			switch {
-			case byDir[de.Name()] != nil:
-				in.ID = byDir[de.Name()].ID
-			case strings.HasPrefix(de.Name(), "pkg-"):
-				id, err := base64.RawURLEncoding.DecodeString(strings.TrimPrefix(de.Name(), "pkg-"))
-				if err != nil {
-					continue
-				}
-				in.ID = string(id)
-			default:
-				continue
-			}
-		} else {
-			in.ID, in.Manifest = m.ID, m
-		}
-		if e := byID[in.ID]; e != nil {
-			in.Entry = e
-			in.InstalledAtUnixMs = e.InstalledAtUnixMs
-		} else if fi, err := de.Info(); err == nil {
-			in.InstalledAtUnixMs = fi.ModTime().UnixMilli()
-		}
-		if r := recs[in.ID]; r != nil && r.DirectoryName == de.Name() {
-			in.Record = r
-			if stale(r, in.Version(), data) {
-				in.Record, in.StaleRecord = nil, r
-			}
-		}
-		out = append(out, in)
 	}
 	sortInstalled(out)
 	return out, nil
+}
+
+// listPerWorker is how many packages make it worth one more goroutine.
+const listPerWorker = 16
+
+// lister loads the packages of one List.
+type lister struct {
+	dir     string
+	realDir string // dir with its links resolved, "" if that failed
+	byDir   map[string]*Entry
+	byID    map[string]*Entry
+	recs    map[string]*Record
+	brief   bool
+}
+
+// load reads the package of folder entry de; false when it is no install
+// (not a folder, hidden, no package.json, or broken with no id to show).
+func (l *lister) load(de os.DirEntry) (Installed, bool) {
+	if !de.IsDir() || strings.HasPrefix(de.Name(), ".") {
+		return Installed{}, false
+	}
+	full := filepath.Join(l.dir, de.Name())
+	data, err := os.ReadFile(filepath.Join(full, "package.json"))
+	if err != nil {
+		return Installed{}, false
+	}
+	in := Installed{Dir: full}
+	// Bytes that are the ones validated at install (the record keeps
+	// their digest) skip the schema pass.
+	digest := ""
+	trusted := false
+	if e := l.byDir[de.Name()]; e != nil {
+		if r := l.recs[e.ID]; r != nil && r.DirectoryName == de.Name() && r.ManifestDigest != "" {
+			digest = bytesSRI(data)
+			trusted = r.ManifestDigest == digest
+		}
+	}
+	fsys := manifest.DirFS(full)
+	if l.realDir != "" {
+		fsys = manifest.DirFSIn(l.realDir, de.Name())
+	}
+	m, warnings, verr := loadInstalled(data, fsys, manifest.Options{Installed: true, Trusted: trusted, NoToolSchemas: l.brief})
+	in.Warnings = warnings
+	if verr != nil {
+		in.Broken = verr
+		switch {
+		case l.byDir[de.Name()] != nil:
+			in.ID = l.byDir[de.Name()].ID
+		case strings.HasPrefix(de.Name(), "pkg-"):
+			id, err := base64.RawURLEncoding.DecodeString(strings.TrimPrefix(de.Name(), "pkg-"))
+			if err != nil {
+				return Installed{}, false
+			}
+			in.ID = string(id)
+		default:
+			return Installed{}, false
+		}
+	} else {
+		in.ID, in.Manifest = m.ID, m
+	}
+	if e := l.byID[in.ID]; e != nil {
+		in.Entry = e
+		in.InstalledAtUnixMs = e.InstalledAtUnixMs
+	} else if fi, err := de.Info(); err == nil {
+		in.InstalledAtUnixMs = fi.ModTime().UnixMilli()
+	}
+	if r := l.recs[in.ID]; r != nil && r.DirectoryName == de.Name() {
+		in.Record = r
+		if staleDigest(r, in.Version(), data, digest) {
+			in.Record, in.StaleRecord = nil, r
+		}
+	}
+	return in, true
 }
 
 func sortInstalled(list []Installed) {
@@ -184,8 +237,16 @@ func Find(p *paths.Paths, id string) (*Installed, error) {
 }
 
 // ListAll is List followed by ListDisabled.
-func ListAll(p *paths.Paths) ([]Installed, error) {
-	list, err := List(p)
+func ListAll(p *paths.Paths) ([]Installed, error) { return listAll(p, false) }
+
+// ListAllBrief is ListAll for a listing that does not show the tools'
+// schemas (`extension list`): the tools of a manifest whose bytes are the
+// ones recorded at install have a nil InputSchema and OutputSchema, which
+// spares reading each schema again from the bytes.
+func ListAllBrief(p *paths.Paths) ([]Installed, error) { return listAll(p, true) }
+
+func listAll(p *paths.Paths, brief bool) ([]Installed, error) {
+	out, err := list(p, brief)
 	if err != nil {
 		return nil, err
 	}
@@ -193,14 +254,14 @@ func ListAll(p *paths.Paths) ([]Installed, error) {
 	if err != nil {
 		return nil, err
 	}
-	return append(list, dis...), nil
+	return append(out, dis...), nil
 }
 
 // loadInstalled validates the package.json bytes of an installed package by
 // the apps' rules; what only spirit's install refuses comes back as
-// warnings.
-func loadInstalled(data []byte, fsys fs.FS, trusted bool) (*manifest.Manifest, []string, error) {
-	rep := manifest.Validate(data, fsys, manifest.Options{Installed: true, Trusted: trusted})
+// warnings. opts are those of an installed package (Installed set).
+func loadInstalled(data []byte, fsys fs.FS, opts manifest.Options) (*manifest.Manifest, []string, error) {
+	rep := manifest.Validate(data, fsys, opts)
 	if err := rep.Err(); err != nil {
 		return rep.Manifest, nil, err
 	}
@@ -219,10 +280,22 @@ func loadInstalled(data []byte, fsys fs.FS, trusted bool) (*manifest.Manifest, [
 // stale reports whether record r no longer describes the package whose
 // version and package.json bytes these are: the apps replaced it.
 func stale(r *Record, version string, manifestData []byte) bool {
+	return staleDigest(r, version, manifestData, "")
+}
+
+// staleDigest is stale with the bytes' digest when it is known already
+// (digest, else "").
+func staleDigest(r *Record, version string, manifestData []byte, digest string) bool {
 	if r.Version != "" && version != "" && r.Version != version {
 		return true
 	}
-	return r.ManifestDigest != "" && r.ManifestDigest != bytesSRI(manifestData)
+	if r.ManifestDigest == "" {
+		return false
+	}
+	if digest == "" {
+		digest = bytesSRI(manifestData)
+	}
+	return r.ManifestDigest != digest
 }
 
 // loadManifest validates package.json bytes against the package in dir.

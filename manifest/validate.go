@@ -34,6 +34,11 @@ type Options struct {
 	// compilation of the tools' schemas are skipped. The Manifest is built
 	// as always, and the rules that look at files still run.
 	Trusted bool
+	// NoToolSchemas, with Trusted, leaves the tools' InputSchema and
+	// OutputSchema nil: for a listing that does not show them (`extension
+	// list`), which spares re-reading each schema from the bytes. Without
+	// Trusted the schemas are checked, so they are read anyway.
+	NoToolSchemas bool
 }
 
 // Validate checks package.json bytes and reports every problem. fsys is the
@@ -42,7 +47,7 @@ type Options struct {
 // reading the CLI hooks file. Problems come in the order the reference
 // checks them, followed by the file rules and the warnings.
 func Validate(data []byte, fsys fs.FS, opts Options) *Report {
-	v := &validator{installed: opts.Installed, fsys: fsys, report: &Report{}, data: data, blockFailed: map[string]bool{}}
+	v := &validator{installed: opts.Installed, noSchemas: opts.Trusted && opts.NoToolSchemas, fsys: fsys, report: &Report{}, data: data, blockFailed: map[string]bool{}}
 	doc, ok := v.decode(data)
 	if ok {
 		v.validate(doc, opts)
@@ -60,6 +65,8 @@ type validator struct {
 	// installed says the package is installed already (Options.Installed):
 	// strict rules the apps lack are warnings (strictf).
 	installed bool
+	// noSchemas leaves the tools' schemas out (Options.NoToolSchemas).
+	noSchemas bool
 	fsys      fs.FS
 	data      []byte
 	report    *Report
@@ -393,11 +400,13 @@ func (v *validator) contributes(se map[string]any) {
 		case failMissing, failType:
 			v.errorf(ptr+"/inputSchema", "Extension field %s.inputSchema must be an object.", label)
 		default:
-			tool.InputSchema = v.toolSchema(i, "inputSchema", obj)
+			if !v.noSchemas {
+				tool.InputSchema = v.toolSchema(i, "inputSchema", obj)
+			}
 		}
 		if v.fail(ptr+"/outputSchema") == failType {
 			v.errorf(ptr+"/outputSchema", "Extension field %s.outputSchema must be an object.", label)
-		} else if o := obj["outputSchema"]; o != nil {
+		} else if o := obj["outputSchema"]; o != nil && !v.noSchemas {
 			tool.OutputSchema = v.toolSchema(i, "outputSchema", obj)
 		}
 		tool.ApprovalMode = v.enumString(obj, ptr+"/approvalMode", label+".approvalMode")

@@ -127,7 +127,8 @@ func runList(ctx context.Context, opts *ListOptions) error {
 	if err != nil {
 		return err
 	}
-	list, err := install.ListAll(p)
+	// Neither the table nor --long nor --json shows the tools' schemas.
+	list, err := install.ListAllBrief(p)
 	if err != nil {
 		return err
 	}
