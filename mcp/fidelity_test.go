@@ -27,17 +27,7 @@ func TestSchemaBytesOverStdio(t *testing.T) {
 	cmd := exec.CommandContext(ctx, bin, "mcp", "serve")
 	cmd.Env = append(os.Environ(), "SPIRIT_AGENT_DATA_DIR="+p.DataDir, "SPIRIT_HOST=cli",
 		"SPIRIT_KEYRING_BACKEND=file", "SPIRIT_KEYRING_PASSWORD=test-password")
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	stdin, stdout := startPiped(t, cmd)
 	defer func() {
 		_ = stdin.Close()
 		_ = cmd.Wait()

@@ -76,17 +76,7 @@ func startStdioServer(t *testing.T) *stdioServer {
 	cmd.Env = append(os.Environ(), "SPIRIT_AGENT_DATA_DIR="+p.DataDir, "SPIRIT_HOST=cli")
 	stderr := &lockedBuffer{}
 	cmd.Stderr = stderr
-	in, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	in, out := startPiped(t, cmd)
 	s := &stdioServer{t: t, cmd: cmd, in: in, lines: make(chan []byte, 64), done: make(chan struct{})}
 	go func() {
 		sc := bufio.NewScanner(out)
