@@ -104,8 +104,18 @@ func TestSecretServiceChild(t *testing.T) {
 		t.Fatal(err)
 	}
 	m := ext.Manifest
-	if err := h.Secrets().Set(m, "api-key", " ss-value-123 "); err != nil {
-		t.Fatalf("set: %v", err)
+	// The daemon takes its bus name before it has made the login
+	// collection that the default alias names; until then a write fails
+	// with "Object does not exist at path /". Wait for it, bounded.
+	for {
+		err = h.Secrets().Set(m, "api-key", " ss-value-123 ")
+		if err == nil {
+			break
+		}
+		if !strings.Contains(err.Error(), "Object does not exist") || time.Now().After(deadline) {
+			t.Fatalf("set: %v", err)
+		}
+		time.Sleep(100 * time.Millisecond)
 	}
 	// Read it back straight from the keyring under the desktop app's account name.
 	ring, err := keyring.Open(keyring.Config{ServiceName: KeyringService, LibSecretCollectionName: "login",
