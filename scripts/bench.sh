@@ -33,7 +33,7 @@ cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')
 note="Measured by \`make bench\` on $started: $(nproc) cores ($cpu), load average $load_before before and $load_after after."
 go run ./internal/benchreport -go "$out/go.txt" -pairs "$BENCHPAIR_RECORD" -note "$note" >"$out/report.md"
 if [ "${BENCH_DOC:-${BENCH_README:-}}" = 1 ]; then
-  go run ./internal/benchreport -go "$out/go.txt" -pairs "$BENCHPAIR_RECORD" -note "$note" -doc docs/performance.md
-  echo "bench: docs/performance.md's table rewritten from $out/report.md"
+  go run ./internal/benchreport -go "$out/go.txt" -pairs "$BENCHPAIR_RECORD" -note "$note" -doc docs/performance.md -summary README.md
+  echo "bench: docs/performance.md's table and README.md's summary rewritten from $out/report.md"
 fi
 echo "bench: report in $out/report.md"

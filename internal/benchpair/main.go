@@ -53,12 +53,13 @@ func main() {
 	record := flag.String("record", os.Getenv("BENCHPAIR_RECORD"), "append the figures as a JSON line to this file")
 	samples := flag.String("samples", "", "summarise NAME=V1,V2,... samples in this unit instead of timing commands")
 	ratios := flag.Bool("ratios", true, "print the ratio of the first command to each other (false for different measures side by side)")
+	headline := flag.Bool("headline", false, "mark the record as one of the goals of the README's summary table")
 	flag.Parse()
 	if flag.NArg() == 0 || *runs < 1 {
 		fmt.Fprintln(os.Stderr, "usage: benchpair [-runs N] [-dir WORK] [-title T] NAME=CMD...\n       benchpair -samples UNIT [-title T] NAME=V1,V2,...")
 		os.Exit(2)
 	}
-	r := benchstat.Record{Title: *title, Source: os.Getenv("BENCH_SOURCE"), Runs: *runs, Unit: "ms", NoRatio: !*ratios}
+	r := benchstat.Record{Title: *title, Source: os.Getenv("BENCH_SOURCE"), Runs: *runs, Unit: "ms", NoRatio: !*ratios, Headline: *headline}
 	var err error
 	if *samples != "" {
 		r.Unit = *samples

@@ -9,7 +9,9 @@
 //
 // With -doc (or its old name -readme), the table replaces what lies between the lines
 // "<!-- bench-table:begin -->" and "<!-- bench-table:end -->" of that
-// file; otherwise it is printed.
+// file; otherwise it is printed. With -summary FILE, the headline records
+// (the goals; benchpair -headline) also go, each with its verdict, between
+// "<!-- bench-summary:begin -->" and "<!-- bench-summary:end -->" of FILE.
 package main
 
 import (
@@ -42,8 +44,10 @@ func main() {
 	doc := flag.String("doc", "", "replace the table between the bench-table marks of this file")
 	readme := flag.String("readme", "", "the old name of -doc")
 	note := flag.String("note", "", "a line printed above the table (when and under which load)")
+	summary := flag.String("summary", "", "replace the table between the bench-summary marks of this file with the headline goals")
 	flag.Parse()
 	var rows []row
+	var records []benchstat.Record
 	if *goOut != "" {
 		data, err := os.ReadFile(*goOut)
 		if err != nil {
@@ -56,11 +60,16 @@ func main() {
 		if err != nil {
 			fail(err)
 		}
-		r, err := pairRows(data)
+		records, err = parseRecords(data)
 		if err != nil {
 			fail(fmt.Errorf("%s: %w", *pairs, err))
 		}
-		rows = append(rows, r...)
+		rows = append(rows, pairRows(records)...)
+	}
+	if *summary != "" {
+		if err := splice(*summary, summaryBegin, summaryEnd, renderSummary(*note, summaryRows(records))); err != nil {
+			fail(err)
+		}
 	}
 	table := render(*note, rows)
 	file := cmp.Or(*doc, *readme)
@@ -68,7 +77,7 @@ func main() {
 		fmt.Print(table)
 		return
 	}
-	if err := splice(file, table); err != nil {
+	if err := splice(file, beginMark, endMark, table); err != nil {
 		fail(err)
 	}
 }
@@ -94,9 +103,9 @@ func cell(s string) string {
 	return strings.ReplaceAll(s, "|", `\|`)
 }
 
-// splice replaces the table in file, keeping both marks; the file is
-// written only when both are found in order.
-func splice(file, table string) error {
+// splice replaces what lies between the begin and end marks of file,
+// keeping both; the file is written only when both are found in order.
+func splice(file, beginMark, endMark, table string) error {
 	data, err := os.ReadFile(file)
 	if err != nil {
 		return err
@@ -265,8 +274,9 @@ func num(v float64) string {
 
 var goalInTitle = regexp.MustCompile(`\s*\((?:goal[: ]*)([^)]*)\)\s*$`)
 
-func pairRows(data []byte) ([]row, error) {
-	var rows []row
+// parseRecords reads the JSON lines benchpair and mcpload append.
+func parseRecords(data []byte) ([]benchstat.Record, error) {
+	var records []benchstat.Record
 	for i, line := range bytes.Split(data, []byte("\n")) {
 		if len(bytes.TrimSpace(line)) == 0 {
 			continue
@@ -278,6 +288,14 @@ func pairRows(data []byte) ([]row, error) {
 		if len(r.Commands) == 0 {
 			return nil, fmt.Errorf("line %d: %w", i+1, errors.New("no commands"))
 		}
+		records = append(records, r)
+	}
+	return records, nil
+}
+
+func pairRows(records []benchstat.Record) []row {
+	var rows []row
+	for _, r := range records {
 		out := row{what: r.Title, how: fmt.Sprintf("%d runs", r.Runs)}
 		if r.Source != "" {
 			out.how = fmt.Sprintf("`%s`, %d runs", r.Source, r.Runs)
@@ -293,16 +311,13 @@ func pairRows(data []byte) ([]row, error) {
 			}
 			figs = append(figs, f)
 		}
-		first := r.Commands[0]
-		for _, o := range r.Commands[1:] {
-			if o.Median > 0 && !r.NoRatio {
-				figs = append(figs, fmt.Sprintf("**%s/%s %.2f×**", first.Name, o.Name, first.Median/o.Median))
-			}
+		for _, q := range ratios(r) {
+			figs = append(figs, "**"+q+"**")
 		}
 		out.figure = strings.Join(figs, "; ")
 		rows = append(rows, out)
 	}
-	return rows, nil
+	return rows
 }
 
 func fail(err error) {

@@ -37,10 +37,11 @@ ok  	github.com/spiritagents/spirit/registry	3.1s
 func TestPairRows(t *testing.T) {
 	line := `{"title":"startup: spirit --version (goal <= 4 ms)","source":"scripts/bench-startup.sh","runs":41,"unit":"ms",` +
 		`"commands":[{"name":"spirit","min":10.8,"median":15.2,"max":17.1,"cpuMs":16.7},{"name":"minimal-go","min":1.4,"median":1.9,"max":2.2,"cpuMs":1.8}]}`
-	rows, err := pairRows([]byte(line + "\n"))
+	records, err := parseRecords([]byte(line + "\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
+	rows := pairRows(records)
 	want := row{
 		what:   "startup: spirit --version",
 		how:    "`scripts/bench-startup.sh`, 41 runs",
@@ -50,7 +51,7 @@ func TestPairRows(t *testing.T) {
 	if len(rows) != 1 || rows[0] != want {
 		t.Errorf("rows = %+v\nwant %+v", rows, want)
 	}
-	if _, err := pairRows([]byte("{not json\n")); err == nil {
+	if _, err := parseRecords([]byte("{not json\n")); err == nil {
 		t.Error("a broken line was accepted")
 	}
 }
@@ -58,7 +59,7 @@ func TestPairRows(t *testing.T) {
 func TestSplice(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "README.md")
 	os.WriteFile(file, []byte("# x\n"+beginMark+"\nold table\n"+endMark+"\nafter\n"), 0o644)
-	if err := splice(file, "new table\n"); err != nil {
+	if err := splice(file, beginMark, endMark, "new table\n"); err != nil {
 		t.Fatal(err)
 	}
 	got, _ := os.ReadFile(file)
@@ -66,7 +67,7 @@ func TestSplice(t *testing.T) {
 		t.Errorf("README =\n%s\nwant\n%s", got, want)
 	}
 	os.WriteFile(file, []byte("no marks\n"), 0o644)
-	if err := splice(file, "t\n"); err == nil {
+	if err := splice(file, beginMark, endMark, "t\n"); err == nil {
 		t.Error("a file without marks was rewritten")
 	}
 }

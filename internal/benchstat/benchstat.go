@@ -20,6 +20,9 @@ type Record struct {
 	// NoRatio says the commands are different measures side by side, not
 	// one thing against its comparison, so no ratio is printed.
 	NoRatio bool `json:"noRatio,omitempty"`
+	// Headline says the figure is one of the goals the README's summary
+	// table shows (internal/benchreport -summary).
+	Headline bool `json:"headline,omitempty"`
 }
 
 // Figure is one command's min, median and max (wall time in ms for timed

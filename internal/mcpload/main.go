@@ -137,6 +137,7 @@ func main() {
 			r := benchstat.Record{Title: ph.what + *label, Source: os.Getenv("BENCH_SOURCE"), Runs: *rounds, Unit: ph.unit}
 			if ph.goal != "" {
 				r.Title += " (goal " + ph.goal + ")"
+				r.Headline = true
 			}
 			for _, s := range servers {
 				v := ph.values(s)
