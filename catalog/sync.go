@@ -10,6 +10,7 @@ import (
 	"github.com/spiritagents/spirit/fetch"
 	"github.com/spiritagents/spirit/install"
 	"github.com/spiritagents/spirit/internal/rmtree"
+	"github.com/spiritagents/spirit/manifest"
 	"github.com/spiritagents/spirit/npm"
 	"github.com/spiritagents/spirit/paths"
 )
@@ -45,6 +46,10 @@ type Syncer struct {
 	// install policy sets it); nil prepares, checks Policy and downloads
 	// through Catalog.
 	Marketplace func(ctx context.Context, ref install.MarketplaceRef) (*install.Artifact, error)
+	// Check, when set, is asked about each locked version's manifest before
+	// it is installed (install.Request.Check); an error refuses that change.
+	// The command line refuses a tool name the install would newly share.
+	Check func(*manifest.Manifest) error
 	// Policy is what the default marketplace resolution accepts;
 	// AllowSHA1 accepts tarballs that only sha1 verifies.
 	Policy    Consent
@@ -191,6 +196,7 @@ func (s *Syncer) apply(ctx context.Context, lock *install.Lock, d install.Drift,
 	req.Integrity, req.ManifestDigest = e.Integrity, e.ManifestDigest
 	req.Source, req.SourceKind, req.Channel = e.Source, e.Kind, e.Channel
 	req.ExpectName, req.ExpectVersion = d.ID, e.Version
+	req.Check = s.Check
 	if found, err := install.Find(in.Paths, d.ID); err == nil && found.Disabled {
 		if _, err := in.Enable(ctx, d.ID); err != nil {
 			return nil, err

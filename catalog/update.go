@@ -16,6 +16,7 @@ import (
 	"github.com/spiritagents/spirit/fetch"
 	"github.com/spiritagents/spirit/install"
 	"github.com/spiritagents/spirit/internal/rmtree"
+	"github.com/spiritagents/spirit/manifest"
 	"github.com/spiritagents/spirit/npm"
 	"github.com/spiritagents/spirit/paths"
 )
@@ -129,6 +130,10 @@ type Updater struct {
 	Marketplace func(ctx context.Context, ref install.MarketplaceRef) (*install.Artifact, error)
 	// Installer installs the updates (Apply only).
 	Installer *install.Installer
+	// Check, when set, is asked about each new version's manifest before it
+	// is installed (install.Request.Check); an error refuses that update.
+	// The command line refuses a tool name the update would newly share.
+	Check func(*manifest.Manifest) error
 }
 
 // Outdated is what Statuses and CheckSources found.
@@ -598,6 +603,7 @@ func (u *Updater) applyMarketplace(ctx context.Context, st Status, installed *in
 	req.Channel = st.Channel
 	owner := OriginOf(u.Catalog.Source(), &Item{ExtensionID: art.MarketplaceID, PackageName: art.ExpectName})
 	req.Owner = &owner
+	req.Check = u.Check
 	res, err := u.Installer.Install(ctx, req)
 	return res, adds, err
 }
@@ -686,7 +692,7 @@ func (u *Updater) applyNPM(ctx context.Context, st *SourceStatus, ask Ask) (*ins
 		Path: tb.Path, Replace: true, Source: asked, SourceKind: install.KindNPM, NPMRegistry: res.Registry,
 		ResolvedURL: res.TarballURL, Integrity: tb.Integrity, InstallSource: install.SourceArchive,
 		ArchiveFileName: TarballName(res.TarballURL), ExpectName: res.Name, ExpectVersion: res.Version,
-		NPMSignature: &res.Signature, Provenance: c.Provenance(ctx, res),
+		NPMSignature: &res.Signature, Provenance: c.Provenance(ctx, res), Check: u.Check,
 	})
 }
 

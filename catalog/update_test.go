@@ -11,6 +11,7 @@ import (
 	"github.com/spiritagents/spirit/catalog"
 	"github.com/spiritagents/spirit/install"
 	"github.com/spiritagents/spirit/internal/testutil/tempdir"
+	"github.com/spiritagents/spirit/manifest"
 	"github.com/spiritagents/spirit/npm"
 	"github.com/spiritagents/spirit/paths"
 )
@@ -54,6 +55,21 @@ func TestUpdaterPlansAndApplies(t *testing.T) {
 	if got, err := install.Find(p, "@fixture/hello"); err != nil || got.Version() != "1.0.0" {
 		t.Fatalf("after a refusal: %v, %v", got, err)
 	}
+
+	// Check sees the new version's manifest; its refusal changes nothing.
+	var checked []string
+	u.Check = func(m *manifest.Manifest) error {
+		checked = append(checked, m.ID+"@"+m.Version)
+		return errors.New("test refuses the manifest")
+	}
+	res = u.Apply(ctx, plan, o, func(catalog.Question) error { return nil }, nil)
+	if len(res) != 1 || res[0].Status != catalog.UpdateFailed || !slices.Equal(checked, []string{"@fixture/hello@1.1.0"}) {
+		t.Fatalf("update refused by Check: %+v (checked %v)", res, checked)
+	}
+	if got, err := install.Find(p, "@fixture/hello"); err != nil || got.Version() != "1.0.0" {
+		t.Fatalf("after Check refused: %v, %v", got, err)
+	}
+	u.Check = nil
 
 	var reported []catalog.UpdateResult
 	res = u.Apply(ctx, plan, o, func(catalog.Question) error { return nil }, func(r catalog.UpdateResult) { reported = append(reported, r) })

@@ -16,6 +16,7 @@ import (
 	"github.com/spiritagents/spirit/internal/termtext"
 	"github.com/spiritagents/spirit/manifest"
 	"github.com/spiritagents/spirit/npm"
+	"github.com/spiritagents/spirit/paths"
 )
 
 // addInstallCommands adds the install commands to the extension group.
@@ -264,22 +265,14 @@ func installWithConfirm(ctx context.Context, opts *InstallOptions, in *install.I
 	f := opts.f
 	var allowed *exthost.NameCollisionError
 	check := req.Check
+	names := nameCheck(in.Paths, opts.AllowNameCollision, &allowed)
 	req.Check = func(m *manifest.Manifest) error {
 		if check != nil {
 			if err := check(m); err != nil {
 				return err
 			}
 		}
-		list, err := install.List(in.Paths)
-		if err != nil {
-			return err
-		}
-		ne := exthost.CheckNames(list, m)
-		if ne != nil && !opts.AllowNameCollision {
-			return ne
-		}
-		allowed = ne
-		return nil
+		return names(m)
 	}
 	res, err := in.Install(ctx, req)
 	var de *install.DowngradeError
@@ -296,8 +289,7 @@ func installWithConfirm(ctx context.Context, opts *InstallOptions, in *install.I
 	case errors.Is(err, install.ErrAlreadyInstalled):
 		return nil, withHint(err, "remove it first, or pass --replace")
 	case errors.As(err, &ne):
-		return nil, withHint(err, fmt.Sprintf("in the apps' order %s; pass --allow-name-collision to install it anyway",
-			strings.Join(ne.Assignments(), "; ")))
+		return nil, withHint(err, collisionHint(ne, "pass --allow-name-collision to install it anyway"))
 	case errors.Is(err, install.ErrLockTimeout):
 		return nil, withHint(err, "another spirit command is still changing extensions; try again, or raise --lock-timeout")
 	case errors.Is(err, install.ErrInUse):
@@ -316,6 +308,46 @@ func installWithConfirm(ctx context.Context, opts *InstallOptions, in *install.I
 	// it listens for the event or has a system prompt.
 	afterInstall(ctx, f, res.Manifest, opts.NoWarm)
 	return res, nil
+}
+
+// nameCheck is the install.Request.Check of every command that installs:
+// it refuses a manifest whose tools would newly share an invocation name
+// with another installed extension (exthost.CheckNames), unless allow, in
+// which case the collision is stored in *allowed for the command to note.
+func nameCheck(p *paths.Paths, allow bool, allowed **exthost.NameCollisionError) func(*manifest.Manifest) error {
+	return func(m *manifest.Manifest) error {
+		list, err := install.List(p)
+		if err != nil {
+			return err
+		}
+		ne := exthost.CheckNames(list, m)
+		if ne != nil && !allow {
+			return ne
+		}
+		*allowed = ne
+		return nil
+	}
+}
+
+// updateNameCheck is nameCheck for update and sync, which have no
+// --allow-name-collision: the refusal says how to install it anyway.
+func updateNameCheck(p *paths.Paths) func(*manifest.Manifest) error {
+	var allowed *exthost.NameCollisionError
+	check := nameCheck(p, false, &allowed)
+	return func(m *manifest.Manifest) error {
+		err := check(m)
+		var ne *exthost.NameCollisionError
+		if errors.As(err, &ne) {
+			return withHint(err, collisionHint(ne, "to install it anyway: 'spirit extension install SOURCE --replace --allow-name-collision'"))
+		}
+		return err
+	}
+}
+
+// collisionHint says which extension gets which name in the apps' order,
+// then how to go past the refusal.
+func collisionHint(ne *exthost.NameCollisionError, past string) string {
+	return fmt.Sprintf("in the apps' order %s; %s", strings.Join(ne.Assignments(), "; "), past)
 }
 
 // inUseHint answers an install.ErrInUse (Windows does not move a folder

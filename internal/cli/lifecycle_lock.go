@@ -86,6 +86,8 @@ type SyncOptions struct {
 	Offline     bool
 	Yes         bool
 	LockTimeout time.Duration
+	// NoWarm skips caching the static system prompts of what sync installs.
+	NoWarm bool
 }
 
 func newCmdSync(f *Factory, runF func(*SyncOptions) error) *cobra.Command {
@@ -124,6 +126,7 @@ yes at the prompt that lists it, and --check lists it too.`,
 	fl.BoolVar(&opts.Offline, "offline", false, "use only the npm and marketplace caches")
 	fl.BoolVarP(&opts.Yes, "yes", "y", false, "accept what the lock's versions add without asking")
 	fl.DurationVar(&opts.LockTimeout, "lock-timeout", install.DefaultLockTimeout, "how long to wait for another spirit command")
+	fl.BoolVar(&opts.NoWarm, "no-warm", false, noWarmUsage)
 	return cmd
 }
 
@@ -199,8 +202,10 @@ func runSync(ctx context.Context, opts *SyncOptions) error {
 			termtext.Fprintf(w, "Disabled %s.\n", r.ID)
 		case "missing":
 			termtext.Fprintf(w, "Installed %s %s.\n", r.ID, r.Locked)
+			afterInstall(ctx, f, r.Result.Manifest, opts.NoWarm)
 		default:
 			termtext.Fprintf(w, "Replaced %s %s with %s.\n", r.ID, r.Installed, r.Locked)
+			warmPrompt(ctx, f, r.Result.Manifest, opts.NoWarm)
 		}
 	})
 	if failed > 0 {
@@ -219,7 +224,7 @@ func runSync(ctx context.Context, opts *SyncOptions) error {
 func newSyncer(f *Factory, p *paths.Paths, offline bool) *catalog.Syncer {
 	im := &installMarketplace{f: f, opts: &InstallOptions{f: f, Offline: offline}}
 	return &catalog.Syncer{Paths: p, Offline: offline, NPM: f.npmClients(p, offline, ""),
-		Progress: f.IO.Progress(),
+		Progress: f.IO.Progress(), Check: updateNameCheck(p),
 		Fetch: func() (*fetch.Client, error) {
 			lim, err := f.FetchLimits()
 			if err != nil {

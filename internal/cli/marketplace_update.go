@@ -321,6 +321,7 @@ func runUpdate(ctx context.Context, opts *UpdateOptions) error {
 		return err
 	}
 	u.Installer = in
+	u.Check = updateNameCheck(p)
 	failed := 0
 	w := f.IO.Out
 	results := u.Apply(ctx, plan, o, updateAsk(f, opts.Yes), func(r catalog.UpdateResult) {
