@@ -67,11 +67,11 @@ func main() {
 		rows = append(rows, pairRows(records)...)
 	}
 	if *summary != "" {
-		if err := splice(*summary, summaryBegin, summaryEnd, renderSummary(*note, summaryRows(records))); err != nil {
+		if err := splice(*summary, summaryBegin, summaryEnd, render(*note, summaryHeader, summaryRows(records))); err != nil {
 			fail(err)
 		}
 	}
-	table := render(*note, rows)
+	table := render(*note, tableHeader, rows)
 	file := cmp.Or(*doc, *readme)
 	if file == "" {
 		fmt.Print(table)
@@ -82,14 +82,21 @@ func main() {
 	}
 }
 
+// A row is one line of a table; the summary puts the figures in how and
+// the ratios in figure (its header names them).
 type row struct{ what, how, figure, goal string }
 
-func render(note string, rows []row) string {
+const (
+	tableHeader   = "| what | how it is measured | figure (min / median / max) | goal |"
+	summaryHeader = "| what | figures (min / median / max) | ratio of medians | goal |"
+)
+
+func render(note, header string, rows []row) string {
 	var b strings.Builder
 	if note != "" {
 		b.WriteString(note + "\n\n")
 	}
-	b.WriteString("| what | how it is measured | figure (min / median / max) | goal |\n| --- | --- | --- | --- |\n")
+	b.WriteString(header + "\n| --- | --- | --- | --- |\n")
 	for _, r := range rows {
 		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", cell(r.what), cell(r.how), cell(r.figure), cell(r.goal))
 	}

@@ -55,18 +55,6 @@ func ratios(r benchstat.Record) []string {
 	return out
 }
 
-func renderSummary(note string, rows []row) string {
-	var b strings.Builder
-	if note != "" {
-		b.WriteString(note + "\n\n")
-	}
-	b.WriteString("| what | figures (min / median / max) | ratio of medians | goal |\n| --- | --- | --- | --- |\n")
-	for _, r := range rows {
-		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", cell(r.what), cell(r.how), cell(r.figure), cell(r.goal))
-	}
-	return b.String()
-}
-
 // A goal is clauses joined by ", " or " and ", each one of
 //
 //	[NAME] OP NUMBER UNIT     the median of NAME (else the first command)
