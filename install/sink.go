@@ -144,9 +144,13 @@ type rootSink struct {
 	mask fs.FileMode // the process umask, or 0o777 when it is not known
 }
 
-// maxHeldDirs bounds the directories a rootSink keeps open: archives list
-// files directory by directory, so a few are enough.
-const maxHeldDirs = 16
+// maxHeldDirs bounds the directories a rootSink keeps open. Archives
+// mostly list files directory by directory, but some interleave dozens of
+// directories (one file in each, round after round): with fewer held
+// than that, every file would reopen its directory through the root (two
+// openat, a close, four fcntl and an epoll_ctl). Go raises the soft limit
+// of open files to the hard one at start, far above this.
+const maxHeldDirs = 128
 
 func newRootSink(dir string) (*rootSink, error) {
 	r, err := os.OpenRoot(dir)
@@ -169,6 +173,15 @@ func (s *rootSink) dropHeld() {
 	}
 }
 
+// dropOne closes one held directory (any: the map's order) to make room.
+func (s *rootSink) dropOne() {
+	for k, f := range s.held {
+		f.Close()
+		delete(s.held, k)
+		return
+	}
+}
+
 func (s *rootSink) mkdir(name string) error {
 	if s.dirs[name] {
 		return nil
@@ -186,7 +199,7 @@ func (s *rootSink) dir(name string) (*os.File, error) {
 		return f, nil
 	}
 	if len(s.held) >= maxHeldDirs {
-		s.dropHeld()
+		s.dropOne()
 	}
 	f, err := s.root.Open(name)
 	if err != nil {

@@ -2,6 +2,7 @@ package install
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -88,5 +89,37 @@ func TestRootSinkNoEscape(t *testing.T) {
 	}
 	if data, _ := os.ReadFile(filepath.Join(dir, "kept.js")); string(data) != "kept" {
 		t.Errorf("kept.js holds %q", data)
+	}
+}
+
+// A package that interleaves dozens of directories (a file in each, round
+// after round) keeps them all open, up to maxHeldDirs, instead of
+// reopening one through the root for every file; past that bound, the
+// files are still all written and the open directories stay bounded.
+func TestRootSinkHeldDirs(t *testing.T) {
+	for _, dirs := range []int{40, maxHeldDirs + 10} {
+		dir := tempdir.New(t)
+		s, err := newRootSink(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for round := range 2 {
+			for i := range dirs {
+				name := fmt.Sprintf("lib/%03d/f%d.js", i, round)
+				if err := s.file(name, false, strings.NewReader(name)); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		if want := min(dirs, maxHeldDirs); len(s.held) != want {
+			t.Errorf("%d directories: %d held, want %d", dirs, len(s.held), want)
+		}
+		s.close()
+		for i := range dirs {
+			name := fmt.Sprintf("lib/%03d/f1.js", i)
+			if data, err := os.ReadFile(filepath.Join(dir, name)); err != nil || string(data) != name {
+				t.Fatalf("%s: %q, %v", name, data, err)
+			}
+		}
 	}
 }

@@ -87,9 +87,12 @@ func fromRecord(rec keysRecord) (*registryKeys, error) {
 // and offline any copy is. A registry seen with keys that now has none is
 // a *SignatureError (ReasonKeysGone) for the package being resolved:
 // turning verification off takes deleting the cached record.
-func (c *Client) keysFor(ctx context.Context, reg, name, version string) (*registryKeys, error) {
+//
+// ahead, when not nil, is the request of the endpoint that prefetchKeys
+// started: its answer is used instead of asking again.
+func (c *Client) keysFor(ctx context.Context, reg, name, version string, ahead *keysFetch) (*registryKeys, error) {
 	rec, cached := c.cachedKeys(reg)
-	if cached && (c.cfg.Offline || time.Since(rec.Fetched) < KeysLifetime && !rec.Fetched.After(time.Now().Add(time.Minute))) {
+	if cached && c.keysUsable(rec) {
 		if rk, err := fromRecord(rec); err == nil {
 			return c.keysGone(rk, rec, reg, name, version)
 		}
@@ -98,7 +101,15 @@ func (c *Client) keysFor(ctx context.Context, reg, name, version string) (*regis
 		return &registryKeys{unknown: true}, nil
 	}
 	fresh := keysRecord{Registry: Redact(reg), Fetched: time.Now().UTC(), KeysSeen: rec.KeysSeen}
-	rk, body, err := c.fetchKeys(ctx, reg)
+	var rk *registryKeys
+	var body json.RawMessage
+	var err error
+	if ahead != nil {
+		fresh.Fetched = ahead.started
+		rk, body, err = ahead.result()
+	} else {
+		rk, body, err = c.fetchKeys(ctx, reg)
+	}
 	if err != nil {
 		var he *HTTPError
 		if cached && !(errors.As(err, &he) && he.Status < 500) && !errors.Is(err, ErrBadKeys) {
@@ -119,6 +130,62 @@ func (c *Client) keysFor(ctx context.Context, reg, name, version string) (*regis
 		}
 	}
 	return c.keysGone(rk, fresh, reg, name, version)
+}
+
+// keysUsable says whether a cached record is used without asking the
+// registry: offline, any is; otherwise one younger than KeysLifetime
+// (and not from the future).
+func (c *Client) keysUsable(rec keysRecord) bool {
+	return c.cfg.Offline || time.Since(rec.Fetched) < KeysLifetime && !rec.Fetched.After(time.Now().Add(time.Minute))
+}
+
+// keysFetch is a request of a registry's keys endpoint made ahead, while
+// the packument downloads, so that on a cold cache the two round trips
+// overlap instead of following each other.
+type keysFetch struct {
+	started time.Time
+	cancel  context.CancelFunc
+	done    chan struct{}
+	rk      *registryKeys
+	body    json.RawMessage
+	err     error
+}
+
+// prefetchKeys starts the request that keysFor would make for reg (there
+// is no usable copy in the cache, and the client is online); nil when
+// keysFor would make none. Its answer is only used, and cached, by
+// keysFor; the caller stops it when it returns.
+func (c *Client) prefetchKeys(ctx context.Context, reg string) *keysFetch {
+	if c.cfg.Offline {
+		return nil
+	}
+	if rec, cached := c.cachedKeys(reg); cached && c.keysUsable(rec) {
+		if _, err := fromRecord(rec); err == nil {
+			return nil
+		}
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	k := &keysFetch{started: time.Now().UTC(), cancel: cancel, done: make(chan struct{})}
+	go func() {
+		defer close(k.done)
+		k.rk, k.body, k.err = c.fetchKeys(ctx, reg)
+	}()
+	return k
+}
+
+// result waits for the answer.
+func (k *keysFetch) result() (*registryKeys, json.RawMessage, error) {
+	<-k.done
+	return k.rk, k.body, k.err
+}
+
+// stop ends the request, when it still runs, and waits for it; on a nil
+// keysFetch it does nothing.
+func (k *keysFetch) stop() {
+	if k != nil {
+		k.cancel()
+		<-k.done
+	}
 }
 
 // keysGone refuses "no keys" from a registry that published keys before.

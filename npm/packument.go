@@ -115,6 +115,9 @@ func (c *Client) Resolve(ctx context.Context, spec Spec) (*Resolved, error) {
 	if r := c.cachedExact(spec, reg, u); r != nil {
 		return r, nil
 	}
+	// The keys endpoint is asked while the packument downloads.
+	ahead := c.prefetchKeys(ctx, reg)
+	defer ahead.stop()
 	data, err := c.document(ctx, u, acceptAbbreviated, spec.Name)
 	full := false
 	var he *HTTPError
@@ -150,7 +153,8 @@ func (c *Client) Resolve(ctx context.Context, spec Spec) (*Resolved, error) {
 		if err != nil {
 			return nil, err
 		}
-		rk, err := c.keysFor(ctx, reg, spec.Name, v)
+		rk, err := c.keysFor(ctx, reg, spec.Name, v, ahead)
+		ahead = nil // used: a second round asks again, as it did without it
 		if err != nil {
 			return nil, err
 		}
