@@ -5,7 +5,9 @@
 # each, like bench-npm's "large") and ~20 MB of 2,000 files of random
 # bytes. Every run writes into a fresh directory and nothing is deleted
 # while timing. Prints min/median/max and the ratio (goal: spirit <= 1.3x
-# tar), one table per package.
+# tar), one table per package. version+tar is the floor spirit itself has:
+# starting spirit at all (`spirit --version`: the Go runtime and every
+# package's init) and then tar's work.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 RUNS=${RUNS:-7}
@@ -27,9 +29,10 @@ bench() {
   size=$(wc -c <"$tgz")
   files=$(tar tzf "$tgz" | wc -l)
   "$work/benchpair" -runs "$RUNS" -dir "$work/runs-$name" \
-    -title "install a local .tgz: $size bytes, $files entries" \
+    -title "install a local .tgz: $size bytes, $files entries (goal: <= 1.3x tar-xzf)" -headline \
     "spirit=SPIRIT_AGENT_DATA_DIR={dir} $BIN extension install $tgz >/dev/null" \
-    "tar-xzf=tar xzf $tgz -C {dir}"
+    "tar-xzf=tar xzf $tgz -C {dir}" \
+    "version+tar=$BIN --version >/dev/null; tar xzf $tgz -C {dir}"
 }
 bench text-600 -files 600 -text
 bench random-2000
