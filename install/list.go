@@ -205,9 +205,30 @@ func (l *lister) load(de os.DirEntry) (Installed, bool) {
 	return in, true
 }
 
+// sortInstalled sorts list in ListOrder. Each display name's collation
+// key is worked out once, not at each of the n·log(n) comparisons, and
+// the sort moves small entries, not Installed values.
 func sortInstalled(list []Installed) {
-	cmp := ListOrder()
-	slices.SortStableFunc(list, func(a, b Installed) int { return cmp(&a, &b) })
+	zh, en := collate.Chinese(), collate.English()
+	type entry struct {
+		name collate.Key
+		in   *Installed
+	}
+	order := make([]entry, len(list))
+	for i := range list {
+		order[i] = entry{zh.Key(list[i].DisplayName()), &list[i]}
+	}
+	slices.SortStableFunc(order, func(a, b entry) int {
+		if c := zh.CompareKeys(a.name, b.name); c != 0 {
+			return c
+		}
+		return en.Compare(a.in.ID, b.in.ID)
+	})
+	sorted := make([]Installed, len(list))
+	for i, e := range order {
+		sorted[i] = *e.in
+	}
+	copy(list, sorted)
 }
 
 // ListOrder returns a comparison of installs in the apps' list order: by
