@@ -277,7 +277,7 @@ func (v *validator) hooksFile(ptr, path string) ([]Hook, bool) {
 
 // warnings are the strict rules that the reference does not have and that
 // do not stop Spirit Agent from accepting the package.
-func (v *validator) warnings(root map[string]any) {
+func (v *validator) warnings() {
 	m := v.m
 	if m.Version != "" {
 		if _, err := semver.StrictNewVersion(m.Version); err != nil {
@@ -299,7 +299,6 @@ func (v *validator) warnings(root map[string]any) {
 	if len(m.SecretSlots) > 0 && !m.HasCapability("secret-storage") {
 		v.warnf("/spiritExtension/secretSlots", "The extension declares secretSlots but does not request secret-storage.")
 	}
-	_ = root
 }
 
 // toolSchemas: tool names are unique, and inputSchema/outputSchema compile
