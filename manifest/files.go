@@ -72,6 +72,14 @@ func DirFSIn(realParent, name string) fs.FS {
 	})}
 }
 
+// DirFSListed is DirFSIn for a name that the listing of realParent gave
+// as a folder, not a symbolic link (os.DirEntry.IsDir): it is not looked
+// at again, which spares a list of installs one lstat per package.
+func DirFSListed(realParent, name string) fs.FS {
+	root := filepath.Join(realParent, name)
+	return &dirFS{root: func() (string, error) { return root, nil }}
+}
+
 // dirFS resolves its root once: a manifest names several files, and a list
 // of installed extensions validates hundreds of manifests.
 type dirFS struct{ root func() (string, error) }
