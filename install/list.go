@@ -90,8 +90,8 @@ func list(p *paths.Paths, brief bool) ([]Installed, error) {
 	// spirit's records are read while extensions.json is.
 	var recs map[string]*Record
 	var records sync.WaitGroup
-	records.Go(func() { recs = readRecords(p.InstalledFile()) })
-	reg, err := readRegistry(p.RegistryFile())
+	records.Go(func() { recs = listRecords(p.InstalledFile()) })
+	reg, err := listRegistry(p.RegistryFile())
 	records.Wait()
 	if err != nil {
 		return nil, err
