@@ -173,9 +173,11 @@ func (l *lister) load(de os.DirEntry, files *fileReader) (Installed, bool) {
 			trusted = r.ManifestDigest == digest
 		}
 	}
-	fsys := manifest.DirFS(full)
+	var fsys fs.FS
 	if l.realDir != "" {
 		fsys = manifest.DirFSListed(l.realDir, de.Name())
+	} else {
+		fsys = manifest.DirFS(full)
 	}
 	m, warnings, verr := loadInstalled(data, fsys, manifest.Options{Installed: true, Trusted: trusted, NoToolSchemas: l.brief})
 	in.Warnings = warnings

@@ -1,9 +1,12 @@
 package install
 
 import (
+	"bytes"
 	"errors"
 	"os"
+	"slices"
 	"strconv"
+	"unicode/utf8"
 
 	"github.com/spiritagents/spirit/internal/jsontok"
 )
@@ -41,7 +44,29 @@ func listRecords(file string) map[string]*Record {
 // tokens reads one JSON document for registryTokens and recordsTokens,
 // which give up (ok false) on anything they do not read as encoding/json
 // would: those go to readRegistry and readRecords.
-type tokens struct{ s *jsontok.Scanner }
+type tokens struct {
+	s    *jsontok.Scanner
+	data []byte
+	// text is data as a string when data is UTF-8: the text of a string
+	// without escapes is then a slice of it, which makes nothing.
+	text string
+}
+
+func newTokens(data []byte) tokens {
+	r := tokens{s: jsontok.NewScanner(data, recordsDepth), data: data}
+	if utf8.Valid(data) {
+		r.text = string(data)
+	}
+	return r
+}
+
+// textOf returns the text of string or name t, as jsontok.Scanner.Text.
+func (r tokens) textOf(t jsontok.Token) string {
+	if r.text != "" && bytes.IndexByte(r.data[t.Start+1:t.End-1], '\\') < 0 {
+		return r.text[t.Start+1 : t.End-1]
+	}
+	return r.s.Text(t)
+}
 
 // recordsDepth is deeper than records go.
 const recordsDepth = 16
@@ -58,7 +83,11 @@ func (r tokens) object(t jsontok.Token, member func(name string) bool) bool {
 	if t.Kind != jsontok.BeginObject {
 		return false
 	}
-	seen := map[string]bool{}
+	// The names seen: a record's few in a list, the ids of installed.json
+	// (hundreds) in a map.
+	var names [24]string
+	seen := names[:0]
+	var many map[string]bool
 	for {
 		t, ok := r.next()
 		if !ok {
@@ -67,11 +96,18 @@ func (r tokens) object(t jsontok.Token, member func(name string) bool) bool {
 		if t.Kind == jsontok.EndObject {
 			return true
 		}
-		name := r.s.Text(t)
-		if seen[name] || !member(name) {
+		name := r.textOf(t)
+		if slices.Contains(seen, name) || many[name] || !member(name) {
 			return false
 		}
-		seen[name] = true
+		switch {
+		case many != nil:
+			many[name] = true
+		case len(seen) < len(names):
+			seen = append(seen, name)
+		default:
+			many = map[string]bool{name: true}
+		}
 	}
 }
 
@@ -86,7 +122,7 @@ func (r tokens) end() bool {
 // members id, directoryName, installedAtUnixMs, archiveFileName and
 // installSource come at most once.
 func registryTokens(data []byte) ([]Entry, bool) {
-	r := tokens{jsontok.NewScanner(data, recordsDepth)}
+	r := newTokens(data)
 	var read []Entry
 	t, ok := r.next()
 	ok = ok && r.object(t, func(name string) bool {
@@ -170,7 +206,7 @@ func (r tokens) entry(t jsontok.Token) (e Entry, keep, ok bool) {
 // stringOr returns the text of t when it is a string, else or.
 func (r tokens) stringOr(t jsontok.Token, or string) string {
 	if t.Kind == jsontok.String {
-		return r.s.Text(t)
+		return r.textOf(t)
 	}
 	return or
 }
@@ -180,7 +216,7 @@ func (r tokens) stringOr(t jsontok.Token, or string) string {
 // an object (or null) of Record's own field names, once each, with values
 // of their types or null; npmSignature and provenance only null.
 func recordsTokens(data []byte) (map[string]*Record, bool) {
-	r := tokens{jsontok.NewScanner(data, recordsDepth)}
+	r := newTokens(data)
 	out := map[string]*Record{}
 	t, ok := r.next()
 	ok = ok && r.object(t, func(name string) bool {
@@ -227,7 +263,7 @@ func (r tokens) recordField(rec *Record, name string) bool {
 	if s := recordString(rec, name); s != nil {
 		switch t.Kind {
 		case jsontok.String:
-			*s = r.s.Text(t)
+			*s = r.textOf(t)
 		case jsontok.Null:
 		default:
 			return false
@@ -315,7 +351,7 @@ func (r tokens) stringArray(t jsontok.Token, to *[]string) bool {
 		case t.Kind != jsontok.String:
 			return false
 		}
-		list = append(list, r.s.Text(t))
+		list = append(list, r.textOf(t))
 	}
 }
 

@@ -74,7 +74,8 @@ func (r *briefReader) textOf(t jsontok.Token) string {
 // with each name and reads the value. Each name may come once; seen keeps
 // the names of this object (they are few).
 func (r *briefReader) members(member func(name string) bool) bool {
-	var seen []string
+	var names [16]string
+	seen := names[:0]
 	for {
 		t, ok := r.next()
 		if !ok {
