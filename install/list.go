@@ -90,8 +90,8 @@ func list(p *paths.Paths, brief bool) ([]Installed, error) {
 	// spirit's records are read while extensions.json is.
 	var recs map[string]*Record
 	var records sync.WaitGroup
-	records.Go(func() { recs = readRecords(p.InstalledFile()) })
-	reg, err := readRegistry(p.RegistryFile())
+	records.Go(func() { recs = listRecords(p.InstalledFile()) })
+	reg, err := listRegistry(p.RegistryFile())
 	records.Wait()
 	if err != nil {
 		return nil, err
@@ -116,8 +116,9 @@ func list(p *paths.Paths, brief bool) ([]Installed, error) {
 	var wg sync.WaitGroup
 	for range min(runtime.GOMAXPROCS(0), 1+len(ents)/listPerWorker) {
 		wg.Go(func() {
+			var files fileReader
 			for i := int(next.Add(1)) - 1; i < len(ents); i = int(next.Add(1)) - 1 {
-				found[i], ok[i] = l.load(ents[i])
+				found[i], ok[i] = l.load(ents[i], &files)
 			}
 		})
 	}
@@ -145,14 +146,19 @@ type lister struct {
 	brief   bool
 }
 
-// load reads the package of folder entry de; false when it is no install
-// (not a folder, hidden, no package.json, or broken with no id to show).
-func (l *lister) load(de os.DirEntry) (Installed, bool) {
+// fileReader reads whole files, one goroutine's: on Linux through a
+// buffer it keeps.
+type fileReader struct{ buf []byte }
+
+// load reads the package of folder entry de with files; false when it is
+// no install (not a folder, hidden, no package.json, or broken with no id
+// to show).
+func (l *lister) load(de os.DirEntry, files *fileReader) (Installed, bool) {
 	if !de.IsDir() || strings.HasPrefix(de.Name(), ".") {
 		return Installed{}, false
 	}
 	full := filepath.Join(l.dir, de.Name())
-	data, err := os.ReadFile(filepath.Join(full, "package.json"))
+	data, err := files.read(filepath.Join(full, "package.json"))
 	if err != nil {
 		return Installed{}, false
 	}
@@ -167,9 +173,11 @@ func (l *lister) load(de os.DirEntry) (Installed, bool) {
 			trusted = r.ManifestDigest == digest
 		}
 	}
-	fsys := manifest.DirFS(full)
+	var fsys fs.FS
 	if l.realDir != "" {
-		fsys = manifest.DirFSIn(l.realDir, de.Name())
+		fsys = manifest.DirFSListed(l.realDir, de.Name())
+	} else {
+		fsys = manifest.DirFS(full)
 	}
 	m, warnings, verr := loadInstalled(data, fsys, manifest.Options{Installed: true, Trusted: trusted, NoToolSchemas: l.brief})
 	in.Warnings = warnings
@@ -205,9 +213,30 @@ func (l *lister) load(de os.DirEntry) (Installed, bool) {
 	return in, true
 }
 
+// sortInstalled sorts list in ListOrder. Each display name's collation
+// key is worked out once, not at each of the n·log(n) comparisons, and
+// the sort moves small entries, not Installed values.
 func sortInstalled(list []Installed) {
-	cmp := ListOrder()
-	slices.SortStableFunc(list, func(a, b Installed) int { return cmp(&a, &b) })
+	zh, en := collate.Chinese(), collate.English()
+	type entry struct {
+		name collate.Key
+		in   *Installed
+	}
+	order := make([]entry, len(list))
+	for i := range list {
+		order[i] = entry{zh.Key(list[i].DisplayName()), &list[i]}
+	}
+	slices.SortStableFunc(order, func(a, b entry) int {
+		if c := zh.CompareKeys(a.name, b.name); c != 0 {
+			return c
+		}
+		return en.Compare(a.in.ID, b.in.ID)
+	})
+	sorted := make([]Installed, len(list))
+	for i, e := range order {
+		sorted[i] = *e.in
+	}
+	copy(list, sorted)
 }
 
 // ListOrder returns a comparison of installs in the apps' list order: by

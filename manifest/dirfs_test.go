@@ -11,8 +11,9 @@ import (
 	"github.com/spiritagents/spirit/internal/testutil/tempdir"
 )
 
-// TestDirFSResolution: Stat and Open through DirFS and DirFSIn give the
-// same answers, whether a path's elements are plain (the Lstat walk) or
+// TestDirFSResolution: Stat and Open through DirFS, DirFSIn and
+// DirFSListed (of a folder, as a listing gives it) give the same
+// answers, whether a path's elements are plain (the Lstat walk) or
 // symlinks (EvalSymlinks), and whether the package folder itself or a
 // folder above it is a symlink.
 func TestDirFSResolution(t *testing.T) {
@@ -69,6 +70,7 @@ func TestDirFSResolution(t *testing.T) {
 		"DirFS via link":      DirFS(filepath.Join(base, "via", "pkg")),
 		"DirFSIn":             DirFSIn(realRoot, "pkg"),
 		"DirFSIn of pkg-link": DirFSIn(realRoot, "pkg-link"),
+		"DirFSListed":         DirFSListed(realRoot, "pkg"),
 	} {
 		for name, w := range cases {
 			info, err := fs.Stat(fsys, name)

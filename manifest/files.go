@@ -72,6 +72,14 @@ func DirFSIn(realParent, name string) fs.FS {
 	})}
 }
 
+// DirFSListed is DirFSIn for a name that the listing of realParent gave
+// as a folder, not a symbolic link (os.DirEntry.IsDir): it is not looked
+// at again, which spares a list of installs one lstat per package.
+func DirFSListed(realParent, name string) fs.FS {
+	root := filepath.Join(realParent, name)
+	return &dirFS{root: func() (string, error) { return root, nil }}
+}
+
 // dirFS resolves its root once: a manifest names several files, and a list
 // of installed extensions validates hundreds of manifests.
 type dirFS struct{ root func() (string, error) }
@@ -277,7 +285,7 @@ func (v *validator) hooksFile(ptr, path string) ([]Hook, bool) {
 
 // warnings are the strict rules that the reference does not have and that
 // do not stop Spirit Agent from accepting the package.
-func (v *validator) warnings(root map[string]any) {
+func (v *validator) warnings() {
 	m := v.m
 	if m.Version != "" {
 		if _, err := semver.StrictNewVersion(m.Version); err != nil {
@@ -299,7 +307,6 @@ func (v *validator) warnings(root map[string]any) {
 	if len(m.SecretSlots) > 0 && !m.HasCapability("secret-storage") {
 		v.warnf("/spiritExtension/secretSlots", "The extension declares secretSlots but does not request secret-storage.")
 	}
-	_ = root
 }
 
 // toolSchemas: tool names are unique, and inputSchema/outputSchema compile

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"strings"
@@ -214,6 +215,9 @@ func printListTable(f *Factory, list []install.Installed, flags map[string][]str
 	tty := f.IO.IsStdoutTTY()
 	cs := f.IO.ColorScheme()
 	t := newTablePrinter(f.IO, -1, "ID", "VERSION", "SOURCE", "INSTALLED", "STATUS")
+	// The table goes out in one write, not one per row.
+	var out bytes.Buffer
+	t.w = &out
 	for i := range list {
 		in := &list[i]
 		source := install.KindOf(in.Record)
@@ -265,7 +269,11 @@ func printListTable(f *Factory, list []install.Installed, flags map[string][]str
 		t.colorCell(0, cs.Bold)
 		t.colorCell(4, color)
 	}
-	return t.render()
+	if err := t.render(); err != nil {
+		return err
+	}
+	_, err := f.IO.Out.Write(out.Bytes())
+	return err
 }
 
 // InfoOptions are the inputs of `spirit extension info`.

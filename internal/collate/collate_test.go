@@ -150,3 +150,26 @@ func TestFirstHanRank(t *testing.T) {
 		t.Errorf("firstHanRank %U is not in han-order.txt", firstHanRank)
 	}
 }
+
+// CompareKeys gives Compare's answer for every pair of names of both
+// tables (Han, Latin with accents and case, punctuation, digits,
+// supplementary planes), in both collators.
+func TestCompareKeysIsCompare(t *testing.T) {
+	_, names := readTable(t, "testdata/zh-CN.order.txt")
+	_, han := readTable(t, "testdata/gb2312-1.order.txt")
+	names = append(names, han[:200]...)
+	names = append(names, "", "a", "A", "á", "Zed", "z 9", "重庆", "重", "Scale 0001", "Scale 0001 ", "scale 0001")
+	for _, c := range []*Collator{Chinese(), English()} {
+		keys := make([]Key, len(names))
+		for i, s := range names {
+			keys[i] = c.Key(s)
+		}
+		for i := range names {
+			for j := range names {
+				if got, want := c.CompareKeys(keys[i], keys[j]), c.Compare(names[i], names[j]); got != want {
+					t.Fatalf("CompareKeys(%q, %q) = %d, Compare = %d", names[i], names[j], got, want)
+				}
+			}
+		}
+	}
+}
