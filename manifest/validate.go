@@ -354,16 +354,17 @@ func (v *validator) stringList(obj map[string]any, ptr, label string) []string {
 	var out []string
 	for i, it := range items {
 		p := ptr + "/" + strconv.Itoa(i)
-		switch v.fail(p) {
-		case failType:
+		str, isStr := it.(string)
+		switch f := v.fail(p); {
+		case f == failType, !isStr: // !isStr: Trusted bytes of a tampered record
 			v.errorf(p, "Extension field %s must be an array of strings.", label)
 			continue
-		case failPattern:
+		case f == failPattern:
 			v.errorf(p, "Extension field %s has an invalid value: %s", label, it)
 			v.hintEnum(p, it)
 			continue
 		}
-		s := trim(it.(string))
+		s := trim(str)
 		if !slices.Contains(out, s) {
 			out = append(out, s)
 		}
@@ -504,11 +505,12 @@ func (v *validator) cli(c map[string]any) *CLI {
 	if !present || h == nil {
 		return nil
 	}
-	if v.fail(ptr) == failType {
+	hm, isObj := h.(map[string]any)
+	if v.fail(ptr) == failType || !isObj { // !isObj: Trusted bytes of a tampered record
 		v.errorf(ptr, "Extension field spiritExtension.contributes.cli.hooks must be an object that references an external resource file via path.")
 		return nil
 	}
-	path := v.requiredString(h.(map[string]any), ptr+"/path", "spiritExtension.contributes.cli.hooks.path")
+	path := v.requiredString(hm, ptr+"/path", "spiritExtension.contributes.cli.hooks.path")
 	// The reference turns backslashes into slashes before it checks and
 	// reads the path, so "hooks\\cli.json" names hooks/cli.json.
 	path = strings.ReplaceAll(path, `\`, "/")
@@ -535,14 +537,15 @@ func (v *validator) settings(se map[string]any) {
 			continue
 		}
 		s := Setting{Key: v.itemKey(obj, ptr, label, "setting key", seen)}
-		switch v.fail(ptr + "/type") {
-		case failMissing, failType:
+		typ, isStr := obj["type"].(string)
+		switch f := v.fail(ptr + "/type"); {
+		case f == failMissing, f == failType, !isStr: // !isStr: Trusted bytes of a tampered record
 			v.errorf(ptr+"/type", "Extension field %s.type must be a string.", label)
-		case failPattern:
+		case f == failPattern:
 			v.errorf(ptr+"/type", "Extension field %s.type has an invalid value: %s", label, obj["type"])
 			v.hintValues(settingTypes, obj["type"])
 		default:
-			s.Type = trim(obj["type"].(string))
+			s.Type = trim(typ)
 		}
 		s.Title = v.requiredString(obj, ptr+"/title", label+".title")
 		if d, ok := obj["description"].(string); ok {
@@ -702,16 +705,17 @@ func (v *validator) supportedHosts(se map[string]any) {
 	}
 	for i, it := range h.([]any) {
 		p := ptr + "/" + strconv.Itoa(i)
-		switch v.fail(p) {
-		case failType:
+		str, isStr := it.(string)
+		switch f := v.fail(p); {
+		case f == failType, !isStr: // !isStr: Trusted bytes of a tampered record
 			v.errorf(p, "Extension field spiritExtension.supportedHosts must be an array of strings.")
 			continue
-		case failPattern:
+		case f == failPattern:
 			v.errorf(p, "Extension field spiritExtension.supportedHosts has an invalid value: %s", it)
 			v.hintValues(hostNames, it)
 			continue
 		}
-		if s := trim(it.(string)); !slices.Contains(v.m.SupportedHosts, s) {
+		if s := trim(str); !slices.Contains(v.m.SupportedHosts, s) {
 			v.m.SupportedHosts = append(v.m.SupportedHosts, s)
 		}
 	}
