@@ -5,12 +5,14 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/spiritagents/spirit/internal/testutil/tempdir"
 )
 
 // fileReader.read returns what os.ReadFile returns, for files smaller and
 // larger than its buffer, one after another; and fails where it fails.
 func TestFileReaderReadsWholeFiles(t *testing.T) {
-	dir := t.TempDir()
+	dir := tempdir.New(t)
 	var files fileReader
 	for _, size := range []int{0, 1, 1000, 64 << 10, 64<<10 + 1, 300 << 10, 10} {
 		name := filepath.Join(dir, "f")

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/spiritagents/spirit/internal/testutil/tempdir"
 )
 
 // recordsSeeds are installed.json documents: what spirit writes, and
@@ -80,7 +81,7 @@ func registrySeeds() []string {
 // The token readers give what readRecords and readRegistry give, or leave
 // the file to them; and they read what spirit writes.
 func TestListRecordsAreReadRecords(t *testing.T) {
-	dir := t.TempDir()
+	dir := tempdir.New(t)
 	for i, doc := range recordsSeeds() {
 		_, ok := recordsTokens([]byte(doc))
 		if diff := recordsDiff(t, dir, []byte(doc)); diff != "" {
@@ -122,7 +123,7 @@ func TestRecordsTokensKnowsEveryField(t *testing.T) {
 	if !ok {
 		t.Fatalf("recordsTokens does not read\n%s", data)
 	}
-	if diff := recordsDiff(t, t.TempDir(), data); diff != "" || len(got) != 1 {
+	if diff := recordsDiff(t, tempdir.New(t), data); diff != "" || len(got) != 1 {
 		t.Errorf("(-readRecords +recordsTokens)\n%s", diff)
 	}
 }
@@ -159,7 +160,7 @@ func FuzzRecordsTokens(f *testing.F) {
 	for _, doc := range recordsSeeds() {
 		f.Add([]byte(doc))
 	}
-	dir := f.TempDir()
+	dir := tempdir.New(f)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		if diff := recordsDiff(t, dir, data); diff != "" {
 			t.Fatalf("(-readRecords +recordsTokens)\n%s", diff)
@@ -171,7 +172,7 @@ func FuzzRegistryTokens(f *testing.F) {
 	for _, doc := range registrySeeds() {
 		f.Add([]byte(doc))
 	}
-	dir := f.TempDir()
+	dir := tempdir.New(f)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		if diff := registryDiff(t, dir, data); diff != "" {
 			t.Fatalf("(-readRegistry +registryTokens)\n%s", diff)
