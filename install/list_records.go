@@ -79,6 +79,26 @@ func (r tokens) next() (jsontok.Token, bool) {
 // object reads the members of the object that t opens (ok false when t
 // opens none): member gets each name, which may come once, and reads
 // the value.
+// array reads the array that t begins, handing each element's first token
+// to element, which reads the rest of it; it fails when t is no array or
+// when element says so.
+func (r tokens) array(t jsontok.Token, element func(jsontok.Token) bool) bool {
+	if t.Kind != jsontok.BeginArray {
+		return false
+	}
+	for {
+		t, ok := r.next()
+		switch {
+		case !ok:
+			return false
+		case t.Kind == jsontok.EndArray:
+			return true
+		case !element(t):
+			return false
+		}
+	}
+}
+
 func (r tokens) object(t jsontok.Token, member func(name string) bool) bool {
 	if t.Kind != jsontok.BeginObject {
 		return false
@@ -130,42 +150,21 @@ func registryTokens(data []byte) ([]Entry, bool) {
 			return false
 		}
 		t, ok := r.next()
-		if !ok || t.Kind != jsontok.BeginArray {
-			return false
-		}
-		for {
-			t, ok := r.next()
-			switch {
-			case !ok:
-				return false
-			case t.Kind == jsontok.EndArray:
-				return true
-			case t.Kind == jsontok.Null:
-				continue // no id: dropped
+		return ok && r.array(t, func(t jsontok.Token) bool {
+			if t.Kind == jsontok.Null {
+				return true // no id: dropped
 			}
 			e, keep, ok := r.entry(t)
-			if !ok {
-				return false
-			}
 			if keep {
 				read = append(read, e)
 			}
-		}
+			return ok
+		})
 	})
 	if !ok || !r.end() {
 		return nil, false
 	}
-	byID := map[string]int{}
-	var out []Entry
-	for _, e := range read {
-		if i, ok := byID[e.ID]; ok {
-			out[i] = e
-			continue
-		}
-		byID[e.ID] = len(out)
-		out = append(out, e)
-	}
-	return out, true
+	return lastByID(read), true
 }
 
 // entry reads one entry of extensions.json as readRegistry does: keep is
@@ -332,27 +331,21 @@ func recordString(rec *Record, name string) *string {
 // stringArray reads an array of strings (encoding/json makes [] an empty
 // slice, not nil) or null.
 func (r tokens) stringArray(t jsontok.Token, to *[]string) bool {
-	switch t.Kind {
-	case jsontok.Null:
+	if t.Kind == jsontok.Null {
 		return true
-	case jsontok.BeginArray:
-	default:
-		return false
 	}
 	list := []string{}
-	for {
-		t, ok := r.next()
-		switch {
-		case !ok:
-			return false
-		case t.Kind == jsontok.EndArray:
-			*to = list
-			return true
-		case t.Kind != jsontok.String:
+	ok := r.array(t, func(t jsontok.Token) bool {
+		if t.Kind != jsontok.String {
 			return false
 		}
 		list = append(list, r.textOf(t))
+		return true
+	})
+	if ok {
+		*to = list
 	}
+	return ok
 }
 
 // isInt reports whether a JSON number literal is an integer that fits in

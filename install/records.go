@@ -52,8 +52,7 @@ func readRegistry(file string) ([]Entry, error) {
 	if json.Unmarshal(data, &doc) != nil {
 		return nil, nil
 	}
-	byID := map[string]int{}
-	var out []Entry
+	var read []Entry
 	for _, raw := range doc.Entries {
 		var e Entry
 		if json.Unmarshal(raw["id"], &e.ID) != nil || json.Unmarshal(raw["directoryName"], &e.DirectoryName) != nil {
@@ -67,6 +66,18 @@ func readRegistry(file string) ([]Entry, error) {
 		}
 		_ = json.Unmarshal(raw["archiveFileName"], &e.ArchiveFileName)
 		_ = json.Unmarshal(raw["installSource"], &e.InstallSource)
+		read = append(read, e)
+	}
+	return lastByID(read), nil
+}
+
+// lastByID keeps one entry per id, in the order ids first appear, each
+// the last entry of its id (the reference's registry is a map filled in
+// order).
+func lastByID(entries []Entry) []Entry {
+	byID := map[string]int{}
+	var out []Entry
+	for _, e := range entries {
 		if i, ok := byID[e.ID]; ok {
 			out[i] = e
 			continue
@@ -74,7 +85,7 @@ func readRegistry(file string) ([]Entry, error) {
 		byID[e.ID] = len(out)
 		out = append(out, e)
 	}
-	return out, nil
+	return out
 }
 
 // encodeRegistry serialises entries as the reference does: sorted by id
