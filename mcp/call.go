@@ -33,22 +33,53 @@ func (s *Server) call(ctx context.Context, req *sdk.CallToolRequest, name string
 	if !ok {
 		return nil, &exthost.UnknownToolError{Name: name}
 	}
-	args := json.RawMessage(bytes.TrimSpace(req.Params.Arguments))
-	if len(args) == 0 || bytes.Equal(args, []byte("null")) {
-		args = json.RawMessage("{}")
-	}
-	cr := exthost.CallRequest{Name: t.Name, Arguments: args, ToolCallID: newCallID()}
+	cr := callRequest(t, req.Params.Arguments)
 	if res := s.askUser(ctx, req, t, &cr); res != nil {
 		return res, nil
 	}
+	return s.run(ctx, t, cr, false)
+}
+
+// callRequest is the host call of t with the raw arguments of tools/call.
+func callRequest(t exthost.Tool, raw json.RawMessage) exthost.CallRequest {
+	return exthost.CallRequest{Name: t.Name, Arguments: callArguments(raw), ToolCallID: newCallID()}
+}
+
+// callArguments is what a tool is called with for the raw arguments of
+// tools/call: an absent or null value is the empty object.
+func callArguments(raw json.RawMessage) json.RawMessage {
+	args := json.RawMessage(bytes.TrimSpace(raw))
+	if len(args) == 0 || bytes.Equal(args, []byte("null")) {
+		args = json.RawMessage("{}")
+	}
+	return args
+}
+
+// asks reports whether calling t asks the user first (askUser has work).
+func asks(t exthost.Tool) bool {
+	return t.ApprovalMode == exthost.ApprovalNeedApproval || t.ApprovalMode == exthost.ApprovalNeedQuestions
+}
+
+// run calls the tool t with cr, the user asked already, between its
+// onToolCall and onToolResult events. A failure of the tool is a result
+// with IsError; the error is a cancelled ctx or a tool gone from the host.
+// The host call runs here when direct (the caller is a long-lived
+// goroutine already), else on one of the callers.
+func (s *Server) run(ctx context.Context, t exthost.Tool, cr exthost.CallRequest, direct bool) (*sdk.CallToolResult, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	request := toolRequest(t, args)
+	request := toolRequest(t, cr.Arguments)
 	s.emit(exthost.Event{Type: "onToolCall", Detail: map[string]any{
 		"toolCallId": cr.ToolCallID, "toolName": t.Name, "request": request,
 	}})
-	res, err := s.callers.call(ctx, s.host, cr)
+	var res *exthost.Result
+	var err error
+	if direct {
+		res, err = s.host.Call(ctx, cr)
+	} else {
+		res, err = s.callers.call(ctx, s.host, cr)
+	}
 	out, failed := "", err != nil
 	if err == nil {
 		out = res.Text

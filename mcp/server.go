@@ -137,7 +137,7 @@ func New(opts Options) (*Server, error) {
 		SupportedProtocolVersions: ProtocolVersions(),
 	})
 	s.srv.AddReceivingMiddleware(s.middleware)
-	s.callers = startCallers(life, opts.Host)
+	s.callers = startCallers(life)
 	if err := s.Sync(context.Background()); err != nil {
 		stop()
 		return nil, err
@@ -160,11 +160,37 @@ func (s *Server) SDK() *sdk.Server { return s.srv }
 // Run serves one session over t (for example &sdk.StdioTransport{}) until
 // the client disconnects or ctx ends.
 func (s *Server) Run(ctx context.Context, t sdk.Transport) error {
-	err := s.srv.Run(ctx, t)
+	var err error
+	if lt, ok := t.(*lineTransport); ok {
+		err = s.runStdio(ctx, lt)
+	} else {
+		err = s.srv.Run(ctx, t)
+	}
 	if errors.Is(err, context.Canceled) && ctx.Err() != nil {
 		return nil
 	}
 	return err
+}
+
+// runStdio is the SDK's Server.Run over the stdio transport, which then
+// answers the plain tools/call requests itself (fastCalls).
+func (s *Server) runStdio(ctx context.Context, t *lineTransport) error {
+	t.server = s
+	ss, err := s.srv.Connect(ctx, t, nil)
+	if err != nil {
+		return err
+	}
+	t.conn.fast.session.Store(ss)
+	closed := make(chan error, 1)
+	go func() { closed <- ss.Wait() }()
+	select {
+	case <-ctx.Done():
+		_ = ss.Close()
+		<-closed
+		return ctx.Err()
+	case err := <-closed:
+		return err
+	}
 }
 
 // Close stops polling, delivers the events already queued (for at most a

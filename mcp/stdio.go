@@ -78,11 +78,20 @@ func NewStdioTransport(r io.Reader, w io.Writer, rep Reporter) sdk.Transport {
 type lineTransport struct {
 	filter *frameFilter
 	out    *lockedWriter
+	// server, when set before Connect (Server.Run), answers the plain
+	// tools/call requests itself (fastCalls); conn is the connection
+	// Connect made.
+	server *Server
+	conn   *lineConn
 }
 
 // Connect starts reading lines; it is called once.
 func (t *lineTransport) Connect(context.Context) (sdk.Connection, error) {
 	c := &lineConn{filter: t.filter, out: t.out, incoming: make(chan msgOrErr), closed: make(chan struct{})}
+	if t.server != nil {
+		c.fast = &fastCalls{s: t.server, conn: c}
+	}
+	t.conn = c
 	go c.read()
 	return c, nil
 }
@@ -101,11 +110,19 @@ type lineConn struct {
 	closed    chan struct{}
 	closeOnce sync.Once
 	closeErr  error
+	fast      *fastCalls // nil: every message goes to the SDK
 }
 
 func (c *lineConn) read() {
 	for {
 		msg, err := c.filter.next()
+		if c.fast != nil {
+			if err != nil {
+				c.fast.drain() // the SDK cancels its calls at the end of input too
+			} else if req, ok := msg.(*jsonrpc.Request); ok && c.fast.take(req) {
+				continue
+			}
+		}
 		select {
 		case c.incoming <- msgOrErr{msg, err}:
 		case <-c.closed:
@@ -154,6 +171,9 @@ func (c *lineConn) Close() error {
 	c.closeOnce.Do(func() {
 		close(c.closed)
 		c.closeErr = c.filter.Close()
+		if c.fast != nil {
+			c.fast.drain()
+		}
 	})
 	return c.closeErr
 }

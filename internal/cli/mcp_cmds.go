@@ -172,6 +172,9 @@ func runMCPServe(ctx context.Context, opts *MCPServeOptions) error {
 	defer srv.Close()
 
 	if opts.Transport == transportStdio {
+		if opts.Getenv("GOMAXPROCS") == "" {
+			defer mcp.TuneStdio()()
+		}
 		if ios.IsStdinTTY() && ios.IsStderrTTY() {
 			fmt.Fprintln(ios.ErrOut, "spirit mcp serve speaks MCP on stdin/stdout for an agent to start it; press Ctrl-C to stop")
 		}
